@@ -1,0 +1,38 @@
+//! Flow instantiation, per built-in flow.
+
+use levelplan::{Conditions, FlowTemplate, LevelRng};
+use rand::SeedableRng;
+
+fn main() {
+    divan::main();
+}
+
+const FLOWS: &[&str] = &[
+    "classic",
+    "big_loop",
+    "fork",
+    "one_way_reward",
+    "hub_spokes",
+    "long_chain",
+    "secrets",
+];
+
+/// One level graph from a built-in flow (the template is parsed once, outside the timing).
+#[divan::bench(args = FLOWS)]
+fn instantiate(bencher: divan::Bencher, name: &str) {
+    let flow = FlowTemplate::builtin(name).expect("built-in flow");
+    let conditions = Conditions::default();
+    let mut seed = 0u64;
+    bencher.bench_local(|| {
+        seed += 1;
+        let mut rng = LevelRng::seed_from_u64(seed);
+        flow.instantiate(&mut rng, &conditions)
+            .expect("built-in flows instantiate")
+    });
+}
+
+/// Parsing and validating a built-in flow's RON.
+#[divan::bench(args = FLOWS)]
+fn parse(name: &str) -> FlowTemplate {
+    FlowTemplate::builtin(name).expect("built-in flow")
+}

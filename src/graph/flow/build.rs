@@ -1,0 +1,367 @@
+//! Instantiating a flow template: the tree walk, loops, and key placement.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use rand::Rng;
+
+use super::chain::evolve_chain;
+use super::{Conditions, DoorType, FlowError, FlowTemplate, NodeType, Priority, inject};
+use crate::graph::level::{
+    Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room, RoomId,
+    RoomKind, RoomOrigin,
+};
+use crate::seed;
+
+pub(super) fn instantiate<R: Rng + ?Sized>(
+    flow: &FlowTemplate,
+    rng: &mut R,
+    conditions: &Conditions,
+) -> Result<LevelGraph, FlowError> {
+    // Each step has its own stream, so a change in one step's draws leaves the others alone.
+    let mut tree_rng = seed::fork(rng);
+    let mut inject_rng = seed::fork(rng);
+    let mut key_rng = seed::fork(rng);
+
+    let mut b = Builder::new(flow);
+    let root_ix = b.index[flow.root.as_str()];
+    let root = b.add_node_room(root_ix, flow.nodes[root_ix].kind.clone(), None);
+    b.built.insert(root_ix, root);
+    b.expand_children(&mut tree_rng, root_ix, root)?;
+    b.add_loops();
+    let mut graph = b.graph;
+    inject::run(flow, &mut graph, &mut inject_rng, conditions);
+    place_keys(&mut graph, &mut key_rng);
+    Ok(graph)
+}
+
+struct Builder<'a> {
+    flow: &'a FlowTemplate,
+    index: BTreeMap<&'a str, usize>,
+    /// Per node, the indices of the tree edges leaving it, in file order.
+    children: Vec<Vec<usize>>,
+    /// Pool name to member node indices, in file order.
+    pools: BTreeMap<&'a str, Vec<usize>>,
+    /// The room a node's children and loops hang from (its first copy).
+    built: BTreeMap<usize, RoomId>,
+    copies: BTreeMap<usize, u32>,
+    graph: LevelGraph,
+}
+
+/// The link realising a door of the flow, leading into a room of kind `into`.
+pub(super) fn door_link(graph: &mut LevelGraph, door: DoorType, into: &RoomKind) -> Link {
+    match door {
+        DoorType::Plain if *into == RoomKind::Secret => Link::new(LinkKind::Secret),
+        DoorType::Plain => Link::door(),
+        DoorType::Secret => Link::new(LinkKind::Secret),
+        DoorType::OneWay => Link::new(LinkKind::OneWay),
+        DoorType::Locked => Link::door().with_lock(Lock {
+            by: graph.new_key(),
+            opener: Opener::Key,
+        }),
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn new(flow: &'a FlowTemplate) -> Builder<'a> {
+        let index: BTreeMap<&str, usize> = flow
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect();
+        let mut children = vec![Vec::new(); flow.nodes.len()];
+        for (i, e) in flow.edges.iter().enumerate() {
+            children[index[e.from.as_str()]].push(i);
+        }
+        let mut pools: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, n) in flow.nodes.iter().enumerate() {
+            if let Some(m) = &n.subchain {
+                pools.entry(m.pool.as_str()).or_default().push(i);
+            }
+        }
+        Builder {
+            flow,
+            index,
+            children,
+            pools,
+            built: BTreeMap::new(),
+            copies: BTreeMap::new(),
+            graph: LevelGraph::new(),
+        }
+    }
+
+    fn add_node_room(&mut self, node: usize, kind: RoomKind, chain_index: Option<u32>) -> RoomId {
+        let n = &self.flow.nodes[node];
+        let origin = match chain_index {
+            None => RoomOrigin::FlowNode { node: n.id.clone() },
+            Some(index) => RoomOrigin::Chain {
+                node: n.id.clone(),
+                index,
+            },
+        };
+        self.graph.add_room(Room {
+            kind,
+            tags: n.tags.clone(),
+            items: Vec::new(),
+            origin,
+        })
+    }
+
+    fn link(&mut self, from: RoomId, to: RoomId, door: DoorType) {
+        let kind = self.graph.room(to).expect("just added").kind.clone();
+        let link = door_link(&mut self.graph, door, &kind);
+        self.graph.add_link(from, to, link);
+    }
+
+    fn expand_children<R: Rng + ?Sized>(
+        &mut self,
+        rng: &mut R,
+        node: usize,
+        room: RoomId,
+    ) -> Result<(), FlowError> {
+        for e in self.children[node].clone() {
+            let edge = &self.flow.edges[e];
+            let child = self.index[edge.to.as_str()];
+            self.attach(rng, room, child, edge.door, true)?;
+        }
+        Ok(())
+    }
+
+    fn generation_error(&self, node: usize, problem: String) -> FlowError {
+        FlowError::Generation {
+            flow: self.flow.name.clone(),
+            node: self.flow.nodes[node].id.clone(),
+            problem,
+        }
+    }
+
+    /// Builds `node` (and everything below it) under `parent`, entered through `door`.
+    /// `roll` says whether the node's include chance is rolled (a selector's chosen children
+    /// are not: for them the chance was a weight).
+    fn attach<R: Rng + ?Sized>(
+        &mut self,
+        rng: &mut R,
+        parent: RoomId,
+        node: usize,
+        door: DoorType,
+        roll: bool,
+    ) -> Result<(), FlowError> {
+        let n = &self.flow.nodes[node];
+        if roll && !seed::chance(rng, n.chance) {
+            return Ok(());
+        }
+        match &n.node_type {
+            NodeType::Room => {
+                let room = self.add_node_room(node, n.kind.clone(), None);
+                self.link(parent, room, door);
+                self.built.entry(node).or_insert(room);
+                self.expand_children(rng, node, room)
+            }
+            NodeType::Chain {
+                initial,
+                min,
+                max,
+                rules,
+            } => {
+                let letters = evolve_chain(rng, initial, *min, *max, rules)
+                    .map_err(|p| self.generation_error(node, p))?;
+                let mut prev = parent;
+                let mut first_door = Some(door);
+                for (i, c) in letters.chars().enumerate() {
+                    let kind = RoomKind::from_chain_letter(c).unwrap_or(RoomKind::Normal);
+                    let room = self.add_node_room(node, kind, Some(i as u32));
+                    self.link(prev, room, first_door.take().unwrap_or_default());
+                    prev = room;
+                }
+                self.built.entry(node).or_insert(prev);
+                self.expand_children(rng, node, prev)
+            }
+            NodeType::Selector {
+                min,
+                max,
+                duplicates,
+            } => {
+                let kids = self.children[node].clone();
+                let weights: Vec<f64> = kids
+                    .iter()
+                    .map(|&e| self.flow.nodes[self.index[self.flow.edges[e].to.as_str()]].chance)
+                    .collect();
+                let mut k = seed::range_inclusive(rng, *min, *max) as usize;
+                if !duplicates {
+                    k = k.min(kids.len());
+                }
+                let mut remaining = weights.clone();
+                let mut picked: Vec<usize> = Vec::with_capacity(k);
+                for _ in 0..k {
+                    let Some(i) = seed::weighted_index(rng, &remaining) else {
+                        break;
+                    };
+                    picked.push(i);
+                    if !duplicates {
+                        remaining[i] = 0.0;
+                    }
+                }
+                picked.sort_unstable();
+                for i in picked {
+                    let edge = &self.flow.edges[kids[i]];
+                    let child = self.index[edge.to.as_str()];
+                    let d = if edge.door == DoorType::Plain {
+                        door
+                    } else {
+                        edge.door
+                    };
+                    self.attach(rng, parent, child, d, false)?;
+                }
+                Ok(())
+            }
+            NodeType::SubChain { pools } => {
+                let mut eligible: Vec<usize> = pools
+                    .iter()
+                    .flat_map(|p| self.pools.get(p.as_str()).into_iter().flatten().copied())
+                    .filter(|m| {
+                        let cap = self.flow.nodes[*m]
+                            .subchain
+                            .as_ref()
+                            .map(|s| s.max_copies)
+                            .unwrap_or(1);
+                        self.copies.get(m).copied().unwrap_or(0) < cap
+                    })
+                    .collect();
+                eligible.sort_unstable();
+                eligible.dedup();
+                if eligible.is_empty() {
+                    if n.priority == Priority::Optional {
+                        return Ok(());
+                    }
+                    return Err(self.generation_error(
+                        node,
+                        format!(
+                            "every sub-chain of the pools {pools:?} is used up (max_copies reached); \
+                             add members to the pools, raise their max_copies, or make this node Optional"
+                        ),
+                    ));
+                }
+                let member = eligible[seed::index(rng, eligible.len())];
+                *self.copies.entry(member).or_insert(0) += 1;
+                self.attach(rng, parent, member, door, true)
+            }
+        }
+    }
+
+    fn add_loops(&mut self) {
+        for l in &self.flow.loops {
+            let (Some(&a), Some(&b)) = (
+                self.built.get(&self.index[l.from.as_str()]),
+                self.built.get(&self.index[l.to.as_str()]),
+            ) else {
+                continue; // one end was not built: no loop
+            };
+            if a == b || self.graph.incident_links(a).any(|(_, o)| o == b) {
+                continue;
+            }
+            let kind = self.graph.room(b).expect("built").kind.clone();
+            let link = door_link(&mut self.graph, l.door, &kind).with_role(LinkRole::Loop);
+            self.graph.add_link(a, b, link);
+        }
+    }
+}
+
+/// Rooms reachable from `start`, walking through passable links whose lock is open.
+fn reach(graph: &LevelGraph, start: RoomId, open: &BTreeSet<KeyId>) -> BTreeSet<RoomId> {
+    let mut seen = BTreeSet::from([start]);
+    let mut queue = VecDeque::from([start]);
+    while let Some(r) = queue.pop_front() {
+        for (l, next) in graph.exits(r) {
+            let unlocked = graph
+                .link(l)
+                .and_then(|k| k.lock)
+                .is_none_or(|lock| open.contains(&lock.by));
+            if unlocked && seen.insert(next) {
+                queue.push_back(next);
+            }
+        }
+    }
+    seen
+}
+
+/// Rooms from which `target` can be reached through passable links whose lock is open.
+fn can_reach(graph: &LevelGraph, target: RoomId, open: &BTreeSet<KeyId>) -> BTreeSet<RoomId> {
+    let mut seen = BTreeSet::from([target]);
+    let mut queue = VecDeque::from([target]);
+    while let Some(r) = queue.pop_front() {
+        for (l, prev) in graph.incident_links(r) {
+            let link = graph.link(l).expect("incident");
+            let (from, _) = graph.endpoints(l).expect("incident");
+            // Walking backwards: the player goes prev -> r.
+            let passable = link.passable(from == prev);
+            let unlocked = link.lock.is_none_or(|lock| open.contains(&lock.by));
+            if passable && unlocked && seen.insert(prev) {
+                queue.push_back(prev);
+            }
+        }
+    }
+    seen
+}
+
+/// Puts a key for every key-locked link that has none in a room the player reaches before the
+/// lock (with the keys placed so far), from which the lock is still reachable, and that is not
+/// a secret room, an exit or a boss room.
+fn place_keys<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R) {
+    let held: BTreeSet<KeyId> = graph
+        .rooms()
+        .flat_map(|(_, r)| r.items.iter().filter_map(|i| i.opens().map(|(k, _)| k)))
+        .collect();
+    let mut pending: Vec<(LinkId, KeyId)> = graph
+        .locks()
+        .filter(|(_, lock)| lock.opener == Opener::Key && !held.contains(&lock.by))
+        .map(|(l, lock)| (l, lock.by))
+        .collect();
+    let Some(entrance) = graph.entrance().or_else(|| graph.room_ids().next()) else {
+        return;
+    };
+    let mut open = held;
+    while !pending.is_empty() {
+        let reached = reach(graph, entrance, &open);
+        // Locks on the frontier: the player can stand at their near side.
+        let (frontier, rest): (Vec<_>, Vec<_>) = pending.iter().copied().partition(|(l, _)| {
+            let (from, to) = graph.endpoints(*l).expect("lock link");
+            let link = graph.link(*l).expect("lock link");
+            (reached.contains(&from) && link.passable(true))
+                || (reached.contains(&to) && link.passable(false))
+        });
+        // Nothing on the frontier means the remaining locks are unreachable anyway: key them
+        // from what is reachable so every lock has its key.
+        let stuck = frontier.is_empty();
+        let batch = if stuck {
+            std::mem::take(&mut pending)
+        } else {
+            frontier
+        };
+        for &(l, key) in &batch {
+            let (from, to) = graph.endpoints(l).expect("lock link");
+            let near = if reached.contains(&from) { from } else { to };
+            let back = can_reach(graph, near, &open);
+            let fits = |r: &RoomId| {
+                let kind = &graph.room(*r).expect("reached").kind;
+                back.contains(r)
+                    && !matches!(kind, RoomKind::Secret | RoomKind::Exit | RoomKind::Boss)
+            };
+            let mut candidates: Vec<RoomId> = reached.iter().copied().filter(fits).collect();
+            if candidates.is_empty() {
+                candidates.push(entrance);
+            }
+            let room = candidates[seed::index(rng, candidates.len())];
+            graph
+                .room_mut(room)
+                .expect("candidate")
+                .items
+                .push(Item::Key(key));
+        }
+        for &(_, key) in &batch {
+            open.insert(key);
+        }
+        if !stuck {
+            pending = rest;
+        }
+    }
+}

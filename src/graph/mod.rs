@@ -1,0 +1,22 @@
+//! The abstract layer: what a level *is*.
+//!
+//! [`LevelGraph`] holds rooms and links (with locks and the items that open them);
+//! [`flow`] instantiates hand-authored flow templates into level graphs; the free functions
+//! re-exported here answer the questions a designer asks of a graph; [`dot`] draws it.
+//!
+//! This layer depends on nothing else in the crate (but [`crate::seed`]'s random helpers).
+
+pub mod dot;
+pub mod flow;
+mod level;
+mod query;
+
+pub use dot::to_dot;
+pub use level::{
+    GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,
+    RoomId, RoomKind, RoomOrigin,
+};
+pub use query::{
+    bridges, component_count, cycle_rank, dead_ends, distances_from, has_cycle, links_on_cycles,
+    tree_depths,
+};

@@ -1,0 +1,288 @@
+//! Graph queries a designer needs: distances, dead ends, loops.
+//!
+//! Free functions over [`LevelGraph`]; each states its complexity. `V` is the number of rooms,
+//! `E` the number of links.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::level::{LevelGraph, LinkId, RoomId};
+
+/// Shortest walking distances (in links) from `start` to every room a player can reach,
+/// respecting one-way links and windows but ignoring locks.
+///
+/// # Arguments
+/// * `graph`: the level.
+/// * `start`: where to measure from (usually [`LevelGraph::entrance`]).
+///
+/// # Returns
+/// A map from each reachable room to its distance; `start` maps to 0. Rooms that cannot be
+/// reached are absent. Empty if `start` is not in the graph.
+///
+/// # Complexity
+/// `O(V + E log E)` (breadth-first search; neighbours are visited in link id order).
+///
+/// # Examples
+/// ```
+/// use levelplan::{LevelGraph, Link, LinkKind, Room, RoomKind};
+/// use levelplan::graph::distances_from;
+///
+/// let mut g = LevelGraph::new();
+/// let a = g.add_room(Room::new(RoomKind::Entrance));
+/// let b = g.add_room(Room::new(RoomKind::Normal));
+/// let c = g.add_room(Room::new(RoomKind::Reward));
+/// g.add_link(a, b, Link::door());
+/// g.add_link(c, b, Link::new(LinkKind::OneWay)); // only c -> b
+/// let d = distances_from(&g, a);
+/// assert_eq!(d.get(&b), Some(&1));
+/// assert_eq!(d.get(&c), None);
+/// ```
+pub fn distances_from(graph: &LevelGraph, start: RoomId) -> BTreeMap<RoomId, u32> {
+    let mut dist = BTreeMap::new();
+    if !graph.contains_room(start) {
+        return dist;
+    }
+    let mut queue = VecDeque::from([start]);
+    dist.insert(start, 0);
+    while let Some(r) = queue.pop_front() {
+        let d = dist[&r];
+        for (_, next) in graph.exits(r) {
+            dist.entry(next).or_insert_with(|| {
+                queue.push_back(next);
+                d + 1
+            });
+        }
+    }
+    dist
+}
+
+/// Rooms with exactly one link: the ends of branches.
+///
+/// # Complexity
+/// `O(V + E)`.
+///
+/// # Examples
+/// ```
+/// use levelplan::{LevelGraph, Link, Room, RoomKind};
+/// let mut g = LevelGraph::new();
+/// let a = g.add_room(Room::new(RoomKind::Entrance));
+/// let b = g.add_room(Room::new(RoomKind::Normal));
+/// g.add_link(a, b, Link::door());
+/// assert_eq!(levelplan::graph::dead_ends(&g), vec![a, b]);
+/// ```
+pub fn dead_ends(graph: &LevelGraph) -> Vec<RoomId> {
+    graph.room_ids().filter(|&r| graph.degree(r) == 1).collect()
+}
+
+/// The number of connected components, ignoring link direction.
+///
+/// # Complexity
+/// `O(V + E log E)`.
+pub fn component_count(graph: &LevelGraph) -> usize {
+    let mut seen = BTreeMap::new();
+    let mut count = 0;
+    for r in graph.room_ids() {
+        if seen.contains_key(&r) {
+            continue;
+        }
+        count += 1;
+        let mut stack = vec![r];
+        seen.insert(r, ());
+        while let Some(x) = stack.pop() {
+            for (_, y) in graph.incident_links(x) {
+                if seen.insert(y, ()).is_none() {
+                    stack.push(y);
+                }
+            }
+        }
+    }
+    count
+}
+
+/// The number of independent cycles (the circuit rank `E - V + C`, direction ignored):
+/// 0 for a tree, 1 for a single loop, and so on.
+///
+/// # Complexity
+/// `O(V + E log E)`.
+///
+/// # Examples
+/// ```
+/// use levelplan::{LevelGraph, Link, Room, RoomKind};
+/// let mut g = LevelGraph::new();
+/// let r: Vec<_> = (0..3).map(|_| g.add_room(Room::new(RoomKind::Normal))).collect();
+/// g.add_link(r[0], r[1], Link::door());
+/// g.add_link(r[1], r[2], Link::door());
+/// assert_eq!(levelplan::graph::cycle_rank(&g), 0);
+/// g.add_link(r[2], r[0], Link::door());
+/// assert_eq!(levelplan::graph::cycle_rank(&g), 1);
+/// ```
+pub fn cycle_rank(graph: &LevelGraph) -> usize {
+    (graph.link_count() + component_count(graph)).saturating_sub(graph.room_count())
+}
+
+/// Whether the graph has any cycle (direction ignored). Two links between the same pair of
+/// rooms count as a cycle.
+///
+/// # Complexity
+/// `O(V + E log E)`.
+pub fn has_cycle(graph: &LevelGraph) -> bool {
+    cycle_rank(graph) > 0
+}
+
+/// The bridges: links whose removal disconnects their two rooms (direction ignored). A link is
+/// on a cycle exactly when it is not a bridge.
+///
+/// # Returns
+/// The bridges in link id order.
+///
+/// # Complexity
+/// `O(V + E log E)`: Tarjan's low-link algorithm, iterative (no recursion limit).
+///
+/// See: R. E. Tarjan, "A note on finding the bridges of a graph", 1974.
+///
+/// # Examples
+/// ```
+/// use levelplan::{LevelGraph, Link, Room, RoomKind};
+/// let mut g = LevelGraph::new();
+/// let r: Vec<_> = (0..4).map(|_| g.add_room(Room::new(RoomKind::Normal))).collect();
+/// g.add_link(r[0], r[1], Link::door());
+/// g.add_link(r[1], r[2], Link::door());
+/// g.add_link(r[2], r[0], Link::door());
+/// let tail = g.add_link(r[2], r[3], Link::door());
+/// assert_eq!(levelplan::graph::bridges(&g), vec![tail]);
+/// ```
+pub fn bridges(graph: &LevelGraph) -> Vec<LinkId> {
+    let ids: Vec<RoomId> = graph.room_ids().collect();
+    let pos: BTreeMap<RoomId, usize> = ids.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+    let adjacency: Vec<Vec<(LinkId, usize)>> = ids
+        .iter()
+        .map(|&r| graph.incident_links(r).map(|(l, o)| (l, pos[&o])).collect())
+        .collect();
+    let n = ids.len();
+    let mut order = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut out = Vec::new();
+    let mut counter = 0;
+    for root in 0..n {
+        if order[root] != usize::MAX {
+            continue;
+        }
+        // Frames: (vertex, link used to enter it, next neighbour index).
+        let mut stack: Vec<(usize, Option<LinkId>, usize)> = vec![(root, None, 0)];
+        order[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        while let Some(&mut (v, via, ref mut next)) = stack.last_mut() {
+            if let Some(&(link, w)) = adjacency[v].get(*next) {
+                *next += 1;
+                if Some(link) == via {
+                    continue;
+                }
+                if order[w] == usize::MAX {
+                    order[w] = counter;
+                    low[w] = counter;
+                    counter += 1;
+                    stack.push((w, Some(link), 0));
+                } else {
+                    low[v] = low[v].min(order[w]);
+                }
+            } else {
+                stack.pop();
+                if let Some(&(parent, _, _)) = stack.last() {
+                    low[parent] = low[parent].min(low[v]);
+                    if low[v] > order[parent] {
+                        out.push(via.expect("non-root frames have an entering link"));
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The links that lie on at least one cycle (direction ignored), in link id order.
+///
+/// # Complexity
+/// `O(V + E log E)`; see [`bridges`].
+pub fn links_on_cycles(graph: &LevelGraph) -> Vec<LinkId> {
+    let b = bridges(graph);
+    graph
+        .links()
+        .map(|(id, ..)| id)
+        .filter(|id| b.binary_search(id).is_err())
+        .collect()
+}
+
+/// Depth of every room in the spanning tree (tree links only, from parent to child), measured
+/// from `root`. Rooms not below `root` are absent.
+///
+/// # Complexity
+/// `O(V + E log E)`.
+pub fn tree_depths(graph: &LevelGraph, root: RoomId) -> BTreeMap<RoomId, u32> {
+    let mut depth = BTreeMap::new();
+    if !graph.contains_room(root) {
+        return depth;
+    }
+    depth.insert(root, 0);
+    let mut queue = VecDeque::from([root]);
+    while let Some(r) = queue.pop_front() {
+        let d = depth[&r];
+        for c in graph.tree_children(r) {
+            if depth.insert(c, d + 1).is_none() {
+                queue.push_back(c);
+            }
+        }
+    }
+    depth
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{Link, Room, RoomKind};
+
+    #[test]
+    fn parallel_links_form_a_cycle() {
+        let mut g = LevelGraph::new();
+        let a = g.add_room(Room::new(RoomKind::Normal));
+        let b = g.add_room(Room::new(RoomKind::Normal));
+        g.add_link(a, b, Link::door());
+        assert_eq!(bridges(&g).len(), 1);
+        g.add_link(b, a, Link::door());
+        assert!(bridges(&g).is_empty());
+        assert!(has_cycle(&g));
+    }
+
+    #[test]
+    fn bridges_agree_with_removal_on_a_ladder() {
+        // A ladder with a tail: rungs and rails are on cycles, the tail is a bridge.
+        let mut g = LevelGraph::new();
+        let r: Vec<_> = (0..7)
+            .map(|_| g.add_room(Room::new(RoomKind::Normal)))
+            .collect();
+        for (a, b) in [
+            (0, 1),
+            (1, 2),
+            (3, 4),
+            (4, 5),
+            (0, 3),
+            (1, 4),
+            (2, 5),
+            (5, 6),
+        ] {
+            g.add_link(r[a], r[b], Link::door());
+        }
+        let found = bridges(&g);
+        let brute: Vec<LinkId> = g
+            .links()
+            .map(|(id, ..)| id)
+            .filter(|&id| {
+                let mut h = g.clone();
+                h.remove_link(id);
+                component_count(&h) > component_count(&g)
+            })
+            .collect();
+        assert_eq!(found, brute);
+        assert_eq!(found.len(), 1);
+    }
+}

@@ -1,0 +1,45 @@
+//! # levelplan
+//!
+//! Graph-first procedural level planning. A level is first planned as an abstract graph of rooms
+//! (pacing, loops, locks and keys, secrets) and only afterwards given space.
+//!
+//! The crate is layered (see `DESIGN.md` in the repository):
+//!
+//! - [`graph`]: what a level *is*: [`LevelGraph`] (rooms, links, locks, items), hand-authored
+//!   [`FlowTemplate`]s with their transforms (expanding chains, selectors, sub-chains, injection
+//!   rules), graph queries and DOT export. It depends on nothing else in the crate.
+//! - [`seed`]: the deterministic random streams every stage draws from.
+//!
+//! Later layers (layout, tiles, recipes, export) build on these.
+//!
+//! # Example
+//!
+//! ```
+//! use levelplan::{Conditions, FlowTemplate, RoomKind};
+//!
+//! // One of the built-in flows, instantiated from a seed.
+//! let flow = FlowTemplate::builtin("classic").expect("built-in flow");
+//! let level = flow.generate(42, &Conditions::default())?;
+//!
+//! let entrance = level.entrance().expect("every flow has an entrance");
+//! assert_eq!(level.rooms_of_kind(&RoomKind::Entrance).count(), 1);
+//! let distances = levelplan::graph::distances_from(&level, entrance);
+//! assert_eq!(distances.len(), level.room_count(), "every room is reachable");
+//!
+//! // The same seed gives the same level, byte for byte.
+//! let again = flow.generate(42, &Conditions::default())?;
+//! assert_eq!(level.to_json(), again.to_json());
+//! # Ok::<(), levelplan::FlowError>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod graph;
+pub mod seed;
+
+pub use graph::flow::{Conditions, FlowError, FlowTemplate};
+pub use graph::{
+    GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,
+    RoomId, RoomKind, RoomOrigin,
+};
+pub use seed::LevelRng;

@@ -170,6 +170,11 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
             if let Some(pos) = path.iter().position(|&x| x == p) {
                 let mut cycle: Vec<&str> = path[pos..].to_vec();
                 cycle.reverse();
+                // Start from the node that comes first in the file, for a stable message.
+                let first = (0..cycle.len())
+                    .min_by_key(|&i| index[cycle[i]])
+                    .unwrap_or(0);
+                cycle.rotate_left(first);
                 cycle.push(cycle[0]);
                 return Err(FlowError::TreeCycle {
                     file: file.to_string(),

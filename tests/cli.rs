@@ -1,0 +1,145 @@
+//! The command line, run as a user would.
+
+use std::process::{Command, Output};
+
+fn levelplan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_levelplan"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn generate_with_no_flags_uses_the_default_flow() {
+    let o = levelplan(&["generate"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("flow \"classic\", seed 1\n"), "{out}");
+    assert!(out.contains("rooms by kind: "), "{out}");
+    assert!(out.contains("entrance 1"), "{out}");
+    // The same command prints the same level.
+    assert_eq!(stdout(&levelplan(&["generate"])), out);
+}
+
+#[test]
+fn generate_writes_dot_json_and_ron() {
+    let dir = std::env::temp_dir().join(format!("levelplan-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (dot, json, ron) = (dir.join("l.dot"), dir.join("l.json"), dir.join("l.ron"));
+    let o = levelplan(&[
+        "generate",
+        "--flow",
+        "secrets",
+        "--seed",
+        "9",
+        "--dot",
+        dot.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+        "--ron",
+        ron.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dot_text = std::fs::read_to_string(&dot).unwrap();
+    assert!(dot_text.starts_with("digraph \"secrets (seed 9)\""));
+    let from_json =
+        levelplan::LevelGraph::from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let from_ron =
+        levelplan::LevelGraph::from_ron(&std::fs::read_to_string(&ron).unwrap()).unwrap();
+    assert_eq!(from_json, from_ron);
+    let direct = levelplan::FlowTemplate::builtin("secrets")
+        .unwrap()
+        .generate(9, &Default::default())
+        .unwrap();
+    assert_eq!(from_json, direct, "the CLI and the library agree");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn generate_accepts_a_flow_file() {
+    let o = levelplan(&[
+        "generate",
+        "--flow",
+        "fixtures/flows/fork.ron",
+        "--seed",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        stdout(&levelplan(&["generate", "--flow", "fork", "--seed", "4"]))
+    );
+}
+
+#[test]
+fn an_unknown_flow_is_an_error_listing_the_built_ins() {
+    let o = levelplan(&["generate", "--flow", "nope"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("\"nope\" is neither a built-in flow nor a file"),
+        "{err}"
+    );
+    assert!(err.contains("classic, big_loop"), "{err}");
+}
+
+#[test]
+fn check_accepts_good_flows_and_rejects_broken_ones() {
+    let o = levelplan(&[
+        "check",
+        "fixtures/flows/classic.ron",
+        "fixtures/flows/secrets.ron",
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(stdout(&o).contains("ok: fixtures/flows/classic.ron"));
+
+    let o = levelplan(&[
+        "check",
+        "fixtures/flows/classic.ron",
+        "fixtures/flows/broken/tree_cycle.ron",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o)
+            .contains("invalid: fixtures/flows/broken/tree_cycle.ron: tree edges form a cycle")
+    );
+    assert!(stderr(&o).contains("1 of 2 flow files are invalid"));
+}
+
+#[test]
+fn flows_lists_and_prints_the_built_ins() {
+    let o = levelplan(&["flows"]);
+    assert!(o.status.success());
+    for name in levelplan::FlowTemplate::builtin_names() {
+        assert!(stdout(&o).contains(name));
+    }
+    let o = levelplan(&["flows", "hub_spokes"]);
+    assert_eq!(
+        stdout(&o),
+        std::fs::read_to_string("fixtures/flows/hub_spokes.ron").unwrap()
+    );
+}
+
+#[test]
+fn help_explains_every_command() {
+    let o = levelplan(&["--help"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for cmd in ["generate", "check", "flows"] {
+        assert!(out.contains(cmd), "{out}");
+    }
+    let o = levelplan(&["generate", "--help"]);
+    let out = stdout(&o);
+    for flag in ["--flow", "--seed", "--dot", "--json", "--ron", "--flag"] {
+        assert!(out.contains(flag), "{out}");
+    }
+}

@@ -43,3 +43,8 @@ pub use graph::{
     RoomId, RoomKind, RoomOrigin,
 };
 pub use seed::LevelRng;
+
+// The README's library example runs as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

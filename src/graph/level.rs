@@ -28,19 +28,19 @@ pub struct KeyId(pub u32);
 
 impl fmt::Display for RoomId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "r{}", self.0)
+        f.pad(&format!("r{}", self.0))
     }
 }
 
 impl fmt::Display for LinkId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "l{}", self.0)
+        f.pad(&format!("l{}", self.0))
     }
 }
 
 impl fmt::Display for KeyId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "k{}", self.0)
+        f.pad(&format!("k{}", self.0))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Flow instantiation, per built-in flow.
 
+use levelplan::graph::flow::Flow;
 use levelplan::{Conditions, FlowTemplate, LevelRng};
 use rand::SeedableRng;
 
@@ -17,10 +18,10 @@ const FLOWS: &[&str] = &[
     "secrets",
 ];
 
-/// One level graph from a built-in flow (the template is parsed once, outside the timing).
+/// One level graph from a built-in flow (parsed and checked once, outside the timing).
 #[divan::bench(args = FLOWS)]
 fn instantiate(bencher: divan::Bencher, name: &str) {
-    let flow = FlowTemplate::builtin(name).expect("built-in flow");
+    let flow = Flow::builtin(name).expect("built-in flow");
     let conditions = Conditions::default();
     let mut seed = 0u64;
     bencher.bench_local(|| {
@@ -35,4 +36,11 @@ fn instantiate(bencher: divan::Bencher, name: &str) {
 #[divan::bench(args = FLOWS)]
 fn parse(name: &str) -> FlowTemplate {
     FlowTemplate::builtin(name).expect("built-in flow")
+}
+
+/// Validating a parsed flow (also done at the start of every instantiation).
+#[divan::bench(args = FLOWS)]
+fn validate(bencher: divan::Bencher, name: &str) {
+    let flow = FlowTemplate::builtin(name).expect("built-in flow");
+    bencher.bench_local(|| flow.validate("bench").is_ok());
 }

@@ -37,7 +37,7 @@
 pub mod graph;
 pub mod seed;
 
-pub use graph::flow::{Conditions, FlowError, FlowTemplate};
+pub use graph::flow::{Conditions, Flow, FlowError, FlowTemplate};
 pub use graph::{
     GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,
     RoomId, RoomKind, RoomOrigin,

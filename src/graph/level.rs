@@ -533,6 +533,46 @@ impl LevelGraph {
         out.into_iter()
     }
 
+    /// The links touching `room` in no particular order, without allocating: each as
+    /// `(link id, room at the other end, link, forward)`, where `forward` says that `room` is
+    /// the link's `from`. For hot loops whose result does not depend on the order.
+    pub(crate) fn links_at(
+        &self,
+        room: RoomId,
+    ) -> impl Iterator<Item = (LinkId, RoomId, &Link, bool)> + '_ {
+        self.node(room).into_iter().flat_map(move |ix| {
+            let out = self
+                .graph
+                .edges_directed(ix, Direction::Outgoing)
+                .map(move |e| {
+                    (
+                        e.weight().id,
+                        self.graph[e.target()].id,
+                        &e.weight().link,
+                        true,
+                    )
+                });
+            let inc = self
+                .graph
+                .edges_directed(ix, Direction::Incoming)
+                .map(move |e| {
+                    (
+                        e.weight().id,
+                        self.graph[e.source()].id,
+                        &e.weight().link,
+                        false,
+                    )
+                });
+            out.chain(inc)
+        })
+    }
+
+    /// One more than the highest room id ever handed out: the length of a vector indexed by
+    /// `RoomId.0` that has a slot for every room.
+    pub fn room_bound(&self) -> usize {
+        self.rooms.len()
+    }
+
     /// The rooms a player in `room` can walk to directly (locks aside; one-way links and windows
     /// respected), each with the link used, in link id order.
     pub fn exits(&self, room: RoomId) -> impl Iterator<Item = (LinkId, RoomId)> + '_ {

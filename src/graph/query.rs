@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::level::{LevelGraph, LinkId, RoomId};
+use super::level::{LevelGraph, LinkId, LinkRole, RoomId};
 
 /// Shortest walking distances (in links) from `start` to every room a player can reach,
 /// respecting one-way links and windows but ignoring locks.
@@ -19,7 +19,7 @@ use super::level::{LevelGraph, LinkId, RoomId};
 /// reached are absent. Empty if `start` is not in the graph.
 ///
 /// # Complexity
-/// `O(V + E log E)` (breadth-first search; neighbours are visited in link id order).
+/// `O(V + E + V log V)` (breadth-first search, then the map).
 ///
 /// # Examples
 /// ```
@@ -37,22 +37,39 @@ use super::level::{LevelGraph, LinkId, RoomId};
 /// assert_eq!(d.get(&c), None);
 /// ```
 pub fn distances_from(graph: &LevelGraph, start: RoomId) -> BTreeMap<RoomId, u32> {
-    let mut dist = BTreeMap::new();
+    dense_to_map(&walking_distances(graph, start))
+}
+
+/// Marks rooms that a dense per-room vector leaves unreached.
+pub(crate) const UNREACHED: u32 = u32::MAX;
+
+/// [`distances_from`] as a vector indexed by `RoomId.0`, [`UNREACHED`] where unreachable.
+pub(crate) fn walking_distances(graph: &LevelGraph, start: RoomId) -> Vec<u32> {
+    let mut dist = vec![UNREACHED; graph.room_bound()];
     if !graph.contains_room(start) {
         return dist;
     }
     let mut queue = VecDeque::from([start]);
-    dist.insert(start, 0);
+    dist[start.0 as usize] = 0;
     while let Some(r) = queue.pop_front() {
-        let d = dist[&r];
-        for (_, next) in graph.exits(r) {
-            dist.entry(next).or_insert_with(|| {
+        let d = dist[r.0 as usize];
+        for (_, next, link, forward) in graph.links_at(r) {
+            if link.passable(forward) && dist[next.0 as usize] == UNREACHED {
+                dist[next.0 as usize] = d + 1;
                 queue.push_back(next);
-                d + 1
-            });
+            }
         }
     }
     dist
+}
+
+fn dense_to_map(dense: &[u32]) -> BTreeMap<RoomId, u32> {
+    dense
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| **d != UNREACHED)
+        .map(|(i, &d)| (RoomId(i as u32), d))
+        .collect()
 }
 
 /// Rooms with exactly one link: the ends of branches.
@@ -76,20 +93,21 @@ pub fn dead_ends(graph: &LevelGraph) -> Vec<RoomId> {
 /// The number of connected components, ignoring link direction.
 ///
 /// # Complexity
-/// `O(V + E log E)`.
+/// `O(V + E)`.
 pub fn component_count(graph: &LevelGraph) -> usize {
-    let mut seen = BTreeMap::new();
+    let mut seen = vec![false; graph.room_bound()];
     let mut count = 0;
+    let mut stack = Vec::new();
     for r in graph.room_ids() {
-        if seen.contains_key(&r) {
+        if seen[r.0 as usize] {
             continue;
         }
         count += 1;
-        let mut stack = vec![r];
-        seen.insert(r, ());
+        seen[r.0 as usize] = true;
+        stack.push(r);
         while let Some(x) = stack.pop() {
-            for (_, y) in graph.incident_links(x) {
-                if seen.insert(y, ()).is_none() {
+            for (_, y, _, _) in graph.links_at(x) {
+                if !std::mem::replace(&mut seen[y.0 as usize], true) {
                     stack.push(y);
                 }
             }
@@ -135,7 +153,8 @@ pub fn has_cycle(graph: &LevelGraph) -> bool {
 /// The bridges in link id order.
 ///
 /// # Complexity
-/// `O(V + E log E)`: Tarjan's low-link algorithm, iterative (no recursion limit).
+/// `O(V + E + B log B)` for `B` bridges: Tarjan's low-link algorithm, iterative (no recursion
+/// limit).
 ///
 /// See: R. E. Tarjan, "A note on finding the bridges of a graph", 1974.
 ///
@@ -151,13 +170,13 @@ pub fn has_cycle(graph: &LevelGraph) -> bool {
 /// assert_eq!(levelplan::graph::bridges(&g), vec![tail]);
 /// ```
 pub fn bridges(graph: &LevelGraph) -> Vec<LinkId> {
-    let ids: Vec<RoomId> = graph.room_ids().collect();
-    let pos: BTreeMap<RoomId, usize> = ids.iter().enumerate().map(|(i, &r)| (r, i)).collect();
-    let adjacency: Vec<Vec<(LinkId, usize)>> = ids
-        .iter()
-        .map(|&r| graph.incident_links(r).map(|(l, o)| (l, pos[&o])).collect())
-        .collect();
-    let n = ids.len();
+    // Dense adjacency over room id slots (removed rooms are isolated, empty slots).
+    let n = graph.room_bound();
+    let mut adjacency: Vec<Vec<(LinkId, usize)>> = vec![Vec::new(); n];
+    for (l, a, b, _) in graph.links() {
+        adjacency[a.0 as usize].push((l, b.0 as usize));
+        adjacency[b.0 as usize].push((l, a.0 as usize));
+    }
     let mut order = vec![usize::MAX; n];
     let mut low = vec![0; n];
     let mut out = Vec::new();
@@ -219,16 +238,22 @@ pub fn links_on_cycles(graph: &LevelGraph) -> Vec<LinkId> {
 /// # Complexity
 /// `O(V + E log E)`.
 pub fn tree_depths(graph: &LevelGraph, root: RoomId) -> BTreeMap<RoomId, u32> {
-    let mut depth = BTreeMap::new();
+    dense_to_map(&tree_depth_vec(graph, root))
+}
+
+/// [`tree_depths`] as a vector indexed by `RoomId.0`, [`UNREACHED`] where not below `root`.
+pub(crate) fn tree_depth_vec(graph: &LevelGraph, root: RoomId) -> Vec<u32> {
+    let mut depth = vec![UNREACHED; graph.room_bound()];
     if !graph.contains_room(root) {
         return depth;
     }
-    depth.insert(root, 0);
+    depth[root.0 as usize] = 0;
     let mut queue = VecDeque::from([root]);
     while let Some(r) = queue.pop_front() {
-        let d = depth[&r];
-        for c in graph.tree_children(r) {
-            if depth.insert(c, d + 1).is_none() {
+        let d = depth[r.0 as usize];
+        for (_, c, link, forward) in graph.links_at(r) {
+            if forward && link.role == LinkRole::Tree && depth[c.0 as usize] == UNREACHED {
+                depth[c.0 as usize] = d + 1;
                 queue.push_back(c);
             }
         }

@@ -12,8 +12,64 @@ use crate::graph::level::{
 };
 use crate::seed;
 
+/// The lookup tables of a validated flow, built once and shared by every instantiation.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Plan {
+    root: usize,
+    /// Per node, its tree children as `(door, child node)`, in file order.
+    children: Vec<Vec<(DoorType, usize)>>,
+    /// Pool name to member node indices, in file order.
+    pools: BTreeMap<String, Vec<usize>>,
+    /// Loop edges as `(from node, to node, door)`.
+    loops: Vec<(usize, usize, DoorType)>,
+}
+
+impl Plan {
+    /// The tables of `flow`, which must have passed validation (unknown ids are skipped).
+    pub(super) fn new(flow: &FlowTemplate) -> Plan {
+        let index: BTreeMap<&str, usize> = flow
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect();
+        let mut children = vec![Vec::new(); flow.nodes.len()];
+        for e in &flow.edges {
+            if let (Some(&from), Some(&to)) = (index.get(e.from.as_str()), index.get(e.to.as_str()))
+            {
+                children[from].push((e.door, to));
+            }
+        }
+        let mut pools: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, n) in flow.nodes.iter().enumerate() {
+            if let Some(m) = &n.subchain {
+                pools.entry(m.pool.clone()).or_default().push(i);
+            }
+        }
+        let loops = flow
+            .loops
+            .iter()
+            .filter_map(|l| {
+                Some((
+                    *index.get(l.from.as_str())?,
+                    *index.get(l.to.as_str())?,
+                    l.door,
+                ))
+            })
+            .collect();
+        Plan {
+            root: index.get(flow.root.as_str()).copied().unwrap_or(0),
+            children,
+            pools,
+            loops,
+        }
+    }
+}
+
+/// Builds one level graph from a validated flow and its plan.
 pub(super) fn instantiate<R: Rng + ?Sized>(
     flow: &FlowTemplate,
+    plan: &Plan,
     rng: &mut R,
     conditions: &Conditions,
 ) -> Result<LevelGraph, FlowError> {
@@ -22,11 +78,16 @@ pub(super) fn instantiate<R: Rng + ?Sized>(
     let mut inject_rng = seed::fork(rng);
     let mut key_rng = seed::fork(rng);
 
-    let mut b = Builder::new(flow);
-    let root_ix = b.index[flow.root.as_str()];
-    let root = b.add_node_room(root_ix, flow.nodes[root_ix].kind.clone(), None);
-    b.built.insert(root_ix, root);
-    b.expand_children(&mut tree_rng, root_ix, root)?;
+    let mut b = Builder {
+        flow,
+        plan,
+        built: vec![None; flow.nodes.len()],
+        copies: vec![0; flow.nodes.len()],
+        graph: LevelGraph::new(),
+    };
+    let root = b.add_node_room(plan.root, flow.nodes[plan.root].kind.clone(), None);
+    b.built[plan.root] = Some(root);
+    b.expand_children(&mut tree_rng, plan.root, root)?;
     b.add_loops();
     let mut graph = b.graph;
     inject::run(flow, &mut graph, &mut inject_rng, conditions);
@@ -36,14 +97,11 @@ pub(super) fn instantiate<R: Rng + ?Sized>(
 
 struct Builder<'a> {
     flow: &'a FlowTemplate,
-    index: BTreeMap<&'a str, usize>,
-    /// Per node, the indices of the tree edges leaving it, in file order.
-    children: Vec<Vec<usize>>,
-    /// Pool name to member node indices, in file order.
-    pools: BTreeMap<&'a str, Vec<usize>>,
-    /// The room a node's children and loops hang from (its first copy).
-    built: BTreeMap<usize, RoomId>,
-    copies: BTreeMap<usize, u32>,
+    plan: &'a Plan,
+    /// Per node, the room its children and loops hang from (its first copy).
+    built: Vec<Option<RoomId>>,
+    /// Per node, how often it was grafted as a sub-chain.
+    copies: Vec<u32>,
     graph: LevelGraph,
 }
 
@@ -62,34 +120,6 @@ pub(super) fn door_link(graph: &mut LevelGraph, door: DoorType, into: &RoomKind)
 }
 
 impl<'a> Builder<'a> {
-    fn new(flow: &'a FlowTemplate) -> Builder<'a> {
-        let index: BTreeMap<&str, usize> = flow
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.id.as_str(), i))
-            .collect();
-        let mut children = vec![Vec::new(); flow.nodes.len()];
-        for (i, e) in flow.edges.iter().enumerate() {
-            children[index[e.from.as_str()]].push(i);
-        }
-        let mut pools: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, n) in flow.nodes.iter().enumerate() {
-            if let Some(m) = &n.subchain {
-                pools.entry(m.pool.as_str()).or_default().push(i);
-            }
-        }
-        Builder {
-            flow,
-            index,
-            children,
-            pools,
-            built: BTreeMap::new(),
-            copies: BTreeMap::new(),
-            graph: LevelGraph::new(),
-        }
-    }
-
     fn add_node_room(&mut self, node: usize, kind: RoomKind, chain_index: Option<u32>) -> RoomId {
         let n = &self.flow.nodes[node];
         let origin = match chain_index {
@@ -119,10 +149,9 @@ impl<'a> Builder<'a> {
         node: usize,
         room: RoomId,
     ) -> Result<(), FlowError> {
-        for e in self.children[node].clone() {
-            let edge = &self.flow.edges[e];
-            let child = self.index[edge.to.as_str()];
-            self.attach(rng, room, child, edge.door, true)?;
+        let plan = self.plan;
+        for &(door, child) in &plan.children[node] {
+            self.attach(rng, room, child, door, true)?;
         }
         Ok(())
     }
@@ -154,7 +183,7 @@ impl<'a> Builder<'a> {
             NodeType::Room => {
                 let room = self.add_node_room(node, n.kind.clone(), None);
                 self.link(parent, room, door);
-                self.built.entry(node).or_insert(room);
+                self.built[node].get_or_insert(room);
                 self.expand_children(rng, node, room)
             }
             NodeType::Chain {
@@ -173,7 +202,7 @@ impl<'a> Builder<'a> {
                     self.link(prev, room, first_door.take().unwrap_or_default());
                     prev = room;
                 }
-                self.built.entry(node).or_insert(prev);
+                self.built[node].get_or_insert(prev);
                 self.expand_children(rng, node, prev)
             }
             NodeType::Selector {
@@ -181,16 +210,16 @@ impl<'a> Builder<'a> {
                 max,
                 duplicates,
             } => {
-                let kids = self.children[node].clone();
-                let weights: Vec<f64> = kids
+                let plan = self.plan;
+                let kids = &plan.children[node];
+                let mut remaining: Vec<f64> = kids
                     .iter()
-                    .map(|&e| self.flow.nodes[self.index[self.flow.edges[e].to.as_str()]].chance)
+                    .map(|&(_, child)| self.flow.nodes[child].chance)
                     .collect();
                 let mut k = seed::range_inclusive(rng, *min, *max) as usize;
                 if !duplicates {
                     k = k.min(kids.len());
                 }
-                let mut remaining = weights.clone();
                 let mut picked: Vec<usize> = Vec::with_capacity(k);
                 for _ in 0..k {
                     let Some(i) = seed::weighted_index(rng, &remaining) else {
@@ -203,12 +232,12 @@ impl<'a> Builder<'a> {
                 }
                 picked.sort_unstable();
                 for i in picked {
-                    let edge = &self.flow.edges[kids[i]];
-                    let child = self.index[edge.to.as_str()];
-                    let d = if edge.door == DoorType::Plain {
+                    let (edge_door, child) = kids[i];
+                    // A door on the edge into the selector applies to plain edges out of it.
+                    let d = if edge_door == DoorType::Plain {
                         door
                     } else {
-                        edge.door
+                        edge_door
                     };
                     self.attach(rng, parent, child, d, false)?;
                 }
@@ -217,14 +246,13 @@ impl<'a> Builder<'a> {
             NodeType::SubChain { pools } => {
                 let mut eligible: Vec<usize> = pools
                     .iter()
-                    .flat_map(|p| self.pools.get(p.as_str()).into_iter().flatten().copied())
-                    .filter(|m| {
-                        let cap = self.flow.nodes[*m]
+                    .flat_map(|p| self.plan.pools.get(p).into_iter().flatten().copied())
+                    .filter(|&m| {
+                        let cap = self.flow.nodes[m]
                             .subchain
                             .as_ref()
-                            .map(|s| s.max_copies)
-                            .unwrap_or(1);
-                        self.copies.get(m).copied().unwrap_or(0) < cap
+                            .map_or(1, |s| s.max_copies);
+                        self.copies[m] < cap
                     })
                     .collect();
                 eligible.sort_unstable();
@@ -242,61 +270,52 @@ impl<'a> Builder<'a> {
                     ));
                 }
                 let member = eligible[seed::index(rng, eligible.len())];
-                *self.copies.entry(member).or_insert(0) += 1;
+                self.copies[member] += 1;
                 self.attach(rng, parent, member, door, true)
             }
         }
     }
 
     fn add_loops(&mut self) {
-        for l in &self.flow.loops {
-            let (Some(&a), Some(&b)) = (
-                self.built.get(&self.index[l.from.as_str()]),
-                self.built.get(&self.index[l.to.as_str()]),
-            ) else {
+        for &(from, to, door) in &self.plan.loops {
+            let (Some(a), Some(b)) = (self.built[from], self.built[to]) else {
                 continue; // one end was not built: no loop
             };
-            if a == b || self.graph.incident_links(a).any(|(_, o)| o == b) {
+            if a == b || self.graph.links_at(a).any(|(_, o, _, _)| o == b) {
                 continue;
             }
             let kind = self.graph.room(b).expect("built").kind.clone();
-            let link = door_link(&mut self.graph, l.door, &kind).with_role(LinkRole::Loop);
+            let link = door_link(&mut self.graph, door, &kind).with_role(LinkRole::Loop);
             self.graph.add_link(a, b, link);
         }
     }
 }
 
-/// Rooms reachable from `start`, walking through passable links whose lock is open.
-fn reach(graph: &LevelGraph, start: RoomId, open: &BTreeSet<KeyId>) -> BTreeSet<RoomId> {
-    let mut seen = BTreeSet::from([start]);
-    let mut queue = VecDeque::from([start]);
-    while let Some(r) = queue.pop_front() {
-        for (l, next) in graph.exits(r) {
-            let unlocked = graph
-                .link(l)
-                .and_then(|k| k.lock)
-                .is_none_or(|lock| open.contains(&lock.by));
-            if unlocked && seen.insert(next) {
-                queue.push_back(next);
-            }
-        }
-    }
-    seen
+/// Rooms reachable from `start` (indexed by `RoomId.0`), walking through passable links whose
+/// lock is open.
+fn reach(graph: &LevelGraph, start: RoomId, open: &BTreeSet<KeyId>) -> Vec<bool> {
+    walk(graph, start, open, true)
 }
 
-/// Rooms from which `target` can be reached through passable links whose lock is open.
-fn can_reach(graph: &LevelGraph, target: RoomId, open: &BTreeSet<KeyId>) -> BTreeSet<RoomId> {
-    let mut seen = BTreeSet::from([target]);
-    let mut queue = VecDeque::from([target]);
+/// Rooms from which `target` can be reached (indexed by `RoomId.0`), through passable links
+/// whose lock is open.
+fn can_reach(graph: &LevelGraph, target: RoomId, open: &BTreeSet<KeyId>) -> Vec<bool> {
+    walk(graph, target, open, false)
+}
+
+/// Breadth-first search over passable, open links, forwards (where the player can go from
+/// `start`) or backwards (where the player can come to `start` from).
+fn walk(graph: &LevelGraph, start: RoomId, open: &BTreeSet<KeyId>, forwards: bool) -> Vec<bool> {
+    let mut seen = vec![false; graph.room_bound()];
+    seen[start.0 as usize] = true;
+    let mut queue = VecDeque::from([start]);
     while let Some(r) = queue.pop_front() {
-        for (l, prev) in graph.incident_links(r) {
-            let link = graph.link(l).expect("incident");
-            let (from, _) = graph.endpoints(l).expect("incident");
-            // Walking backwards: the player goes prev -> r.
-            let passable = link.passable(from == prev);
+        for (_, next, link, from_here) in graph.links_at(r) {
+            // Backwards, the player walks next -> r: from `next`'s side of the link.
+            let passable = link.passable(if forwards { from_here } else { !from_here });
             let unlocked = link.lock.is_none_or(|lock| open.contains(&lock.by));
-            if passable && unlocked && seen.insert(prev) {
-                queue.push_back(prev);
+            if passable && unlocked && !std::mem::replace(&mut seen[next.0 as usize], true) {
+                queue.push_back(next);
             }
         }
     }
@@ -326,8 +345,8 @@ fn place_keys<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R) {
         let (frontier, rest): (Vec<_>, Vec<_>) = pending.iter().copied().partition(|(l, _)| {
             let (from, to) = graph.endpoints(*l).expect("lock link");
             let link = graph.link(*l).expect("lock link");
-            (reached.contains(&from) && link.passable(true))
-                || (reached.contains(&to) && link.passable(false))
+            (reached[from.0 as usize] && link.passable(true))
+                || (reached[to.0 as usize] && link.passable(false))
         });
         // Nothing on the frontier means the remaining locks are unreachable anyway: key them
         // from what is reachable so every lock has its key.
@@ -339,14 +358,18 @@ fn place_keys<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R) {
         };
         for &(l, key) in &batch {
             let (from, to) = graph.endpoints(l).expect("lock link");
-            let near = if reached.contains(&from) { from } else { to };
+            let near = if reached[from.0 as usize] { from } else { to };
             let back = can_reach(graph, near, &open);
             let fits = |r: &RoomId| {
                 let kind = &graph.room(*r).expect("reached").kind;
-                back.contains(r)
+                back[r.0 as usize]
                     && !matches!(kind, RoomKind::Secret | RoomKind::Exit | RoomKind::Boss)
             };
-            let mut candidates: Vec<RoomId> = reached.iter().copied().filter(fits).collect();
+            let mut candidates: Vec<RoomId> = graph
+                .room_ids()
+                .filter(|r| reached[r.0 as usize])
+                .filter(fits)
+                .collect();
             if candidates.is_empty() {
                 candidates.push(entrance);
             }

@@ -9,7 +9,7 @@ use super::{Conditions, DoorType, FlowTemplate, InjectionRule, Placement};
 use crate::graph::level::{
     LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room, RoomId, RoomKind, RoomOrigin,
 };
-use crate::graph::query::{links_on_cycles, tree_depths};
+use crate::graph::query::{UNREACHED, links_on_cycles, tree_depth_vec};
 use crate::seed;
 
 /// Runs the flow's own rules in order, then each injection set.
@@ -85,7 +85,14 @@ fn place<R: Rng + ?Sized>(
     placement: Placement,
 ) -> Option<RoomId> {
     let entrance = graph.entrance()?;
-    let depth = tree_depths(graph, entrance);
+    // The rooms below the entrance with their tree depth, in id order.
+    let below: Vec<(RoomId, u32)> = tree_depth_vec(graph, entrance)
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, d)| d != UNREACHED)
+        .map(|(i, d)| (RoomId(i as u32), d))
+        .collect();
+    let rooms_below = || below.iter().map(|&(r, _)| r);
     let pick = |rng: &mut R, v: Vec<RoomId>| -> Option<RoomId> {
         if v.is_empty() {
             None
@@ -93,7 +100,6 @@ fn place<R: Rng + ?Sized>(
             Some(v[seed::index(rng, v.len())])
         }
     };
-    let kind_of = |g: &LevelGraph, r: RoomId| g.room(r).expect("listed room").kind.clone();
 
     let (spot, used) = match &placement {
         Placement::EndOfChain => {
@@ -102,11 +108,9 @@ fn place<R: Rng + ?Sized>(
                 .filter(|(_, _, _, l)| l.role == LinkRole::Loop && l.kind != LinkKind::OneWay)
                 .flat_map(|(_, a, b, _)| [a, b])
                 .collect();
-            let leaves: Vec<RoomId> = depth
-                .keys()
-                .copied()
+            let leaves: Vec<RoomId> = rooms_below()
                 .filter(|&r| {
-                    graph.tree_children(r).is_empty()
+                    !has_tree_children(graph, r)
                         && !matches!(
                             kind_of(graph, r),
                             RoomKind::Exit | RoomKind::Secret | RoomKind::Boss
@@ -118,42 +122,39 @@ fn place<R: Rng + ?Sized>(
                 Some(r) => (Spot::ChildOf(r), placement),
                 None => {
                     let fallback = Placement::RandomChild { min_distance: 0 };
-                    let r = pick(rng, random_child_parents(graph, &depth, 0))?;
+                    let r = pick(rng, random_child_parents(graph, &below, 0))?;
                     (Spot::ChildOf(r), fallback)
                 }
             }
         }
         Placement::RandomChild { min_distance } => {
-            let r = pick(rng, random_child_parents(graph, &depth, *min_distance))?;
+            let r = pick(rng, random_child_parents(graph, &below, *min_distance))?;
             (Spot::ChildOf(r), placement)
         }
         Placement::BeforeCombat { min_distance } => {
-            let on_cycle: BTreeSet<RoomId> = links_on_cycles(graph)
-                .into_iter()
-                .flat_map(|l| {
-                    let (a, b) = graph.endpoints(l).expect("live link");
-                    [a, b]
-                })
-                .collect();
-            let combat: Vec<RoomId> = depth
+            let mut on_cycle = vec![false; graph.room_bound()];
+            for l in links_on_cycles(graph) {
+                let (a, b) = graph.endpoints(l).expect("live link");
+                on_cycle[a.0 as usize] = true;
+                on_cycle[b.0 as usize] = true;
+            }
+            let combat: Vec<RoomId> = below
                 .iter()
-                .filter(|&(&r, &d)| {
+                .filter(|&&(r, d)| {
                     d >= *min_distance
                         && d > 0
                         && kind_of(graph, r).is_standard()
-                        && !on_cycle.contains(&r)
+                        && !on_cycle[r.0 as usize]
                 })
-                .map(|(&r, _)| r)
+                .map(|&(r, _)| r)
                 .collect();
             let r = pick(rng, combat)?;
             let (link, _) = graph.tree_parent(r)?;
             (Spot::Into(link), placement)
         }
         Placement::AfterBoss => {
-            let bosses: Vec<RoomId> = depth
-                .keys()
-                .copied()
-                .filter(|&r| kind_of(graph, r) == RoomKind::Boss)
+            let bosses: Vec<RoomId> = rooms_below()
+                .filter(|&r| *kind_of(graph, r) == RoomKind::Boss)
                 .collect();
             let boss = pick(rng, bosses)?;
             let kids = graph.tree_children(boss);
@@ -163,10 +164,8 @@ fn place<R: Rng + ?Sized>(
             }
         }
         Placement::HubChainStart => {
-            let links: Vec<LinkId> = depth
-                .keys()
-                .copied()
-                .filter(|&r| kind_of(graph, r) == RoomKind::Hub)
+            let links: Vec<LinkId> = rooms_below()
+                .filter(|&r| *kind_of(graph, r) == RoomKind::Hub)
                 .flat_map(|h| graph.tree_children(h))
                 .filter_map(|c| graph.tree_parent(c).map(|(l, _)| l))
                 .collect();
@@ -176,10 +175,8 @@ fn place<R: Rng + ?Sized>(
             (Spot::Into(links[seed::index(rng, links.len())]), placement)
         }
         Placement::HubChild => {
-            let hubs: Vec<RoomId> = depth
-                .keys()
-                .copied()
-                .filter(|&r| kind_of(graph, r) == RoomKind::Hub)
+            let hubs: Vec<RoomId> = rooms_below()
+                .filter(|&r| *kind_of(graph, r) == RoomKind::Hub)
                 .collect();
             (Spot::ChildOf(pick(rng, hubs)?), placement)
         }
@@ -226,14 +223,26 @@ fn place<R: Rng + ?Sized>(
 /// Standard rooms (normal, connector, hub) at tree depth at least `min_distance`.
 fn random_child_parents(
     graph: &LevelGraph,
-    depth: &std::collections::BTreeMap<RoomId, u32>,
+    below: &[(RoomId, u32)],
     min_distance: u32,
 ) -> Vec<RoomId> {
-    depth
+    below
         .iter()
-        .filter(|&(&r, &d)| {
+        .filter(|&&(r, d)| {
             d >= min_distance && graph.room(r).is_some_and(|room| room.kind.is_standard())
         })
-        .map(|(&r, _)| r)
+        .map(|&(r, _)| r)
         .collect()
+}
+
+/// Whether `room` is the tree parent of any room.
+fn has_tree_children(graph: &LevelGraph, room: RoomId) -> bool {
+    graph
+        .links_at(room)
+        .any(|(_, _, l, forward)| forward && l.role == LinkRole::Tree)
+}
+
+/// The kind of a room known to be in the graph.
+fn kind_of(graph: &LevelGraph, room: RoomId) -> &RoomKind {
+    &graph.room(room).expect("listed room").kind
 }

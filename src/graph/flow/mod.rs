@@ -32,6 +32,9 @@ use serde::{Deserialize, Serialize};
 use super::level::{LevelGraph, RoomKind};
 
 pub use builtin::{BUILTIN_FLOWS, DEFAULT_FLOW};
+
+/// The name of the seed sub-stream flows draw from (see [`crate::seed::stream`]).
+pub const FLOW_STAGE: &str = "flow";
 pub use chain::evolve_chain;
 
 /// A hand-authored flow: a tree of nodes from a root, loop edges, and injection rules.
@@ -517,9 +520,9 @@ impl FlowTemplate {
 
     /// Builds one level graph from the template, drawing every random choice from `rng`.
     ///
-    /// The template should have passed [`validate`](Self::validate) (templates from
-    /// [`from_ron`](Self::from_ron), [`load`](Self::load) and [`builtin`](Self::builtin) have);
-    /// it is checked again here, so an invalid template gives an error, never a panic.
+    /// The template is validated first, so an invalid one gives an error, never a panic. To
+    /// generate many levels from one template, check it once with [`Flow::new`] and call
+    /// [`Flow::instantiate`], which skips the check and reuses its lookup tables.
     ///
     /// # Errors
     /// [`FlowError::Generation`] if an expanding chain cannot reach its length bounds or a
@@ -543,13 +546,13 @@ impl FlowTemplate {
         conditions: &Conditions,
     ) -> Result<LevelGraph, FlowError> {
         self.validate(&format!("flow \"{}\"", self.name))?;
-        build::instantiate(self, rng, conditions)
+        build::instantiate(self, &build::Plan::new(self), rng, conditions)
     }
 
     /// Builds the level graph for a level seed: [`instantiate`](Self::instantiate) with the
     /// seed's `"flow"` sub-stream (see [`crate::seed`]).
     pub fn generate(&self, seed: u64, conditions: &Conditions) -> Result<LevelGraph, FlowError> {
-        let mut rng = crate::seed::stream(seed, "flow");
+        let mut rng = crate::seed::stream(seed, FLOW_STAGE);
         self.instantiate(&mut rng, conditions)
     }
 
@@ -573,5 +576,91 @@ impl FlowTemplate {
         self.injections
             .iter()
             .chain(self.injection_sets.iter().flat_map(|s| s.rules.iter()))
+    }
+}
+
+/// A checked flow template, ready to instantiate many times.
+///
+/// [`Flow::new`] validates the template once and builds its lookup tables; every
+/// [`instantiate`](Flow::instantiate) after that skips both. Use it when a game generates many
+/// levels from the same flows.
+///
+/// # Examples
+///
+/// ```
+/// use levelplan::graph::flow::Flow;
+/// use levelplan::Conditions;
+///
+/// let flow = Flow::builtin("hub_spokes").unwrap();
+/// let levels: Vec<_> = (0..10)
+///     .map(|seed| flow.generate(seed, &Conditions::default()))
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(levels.len(), 10);
+/// # Ok::<(), levelplan::FlowError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    template: FlowTemplate,
+    plan: build::Plan,
+}
+
+impl Flow {
+    /// Validates `template` (`file` names it in error messages) and prepares it.
+    pub fn new(template: FlowTemplate, file: &str) -> Result<Flow, FlowError> {
+        template.validate(file)?;
+        let plan = build::Plan::new(&template);
+        Ok(Flow { template, plan })
+    }
+
+    /// Parses, validates and prepares a flow written in RON.
+    pub fn from_ron(text: &str, file: &str) -> Result<Flow, FlowError> {
+        let template = FlowTemplate::from_ron(text, file)?;
+        let plan = build::Plan::new(&template);
+        Ok(Flow { template, plan })
+    }
+
+    /// Reads, validates and prepares a flow file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Flow, FlowError> {
+        let template = FlowTemplate::load(path)?;
+        let plan = build::Plan::new(&template);
+        Ok(Flow { template, plan })
+    }
+
+    /// A built-in flow by name (see [`BUILTIN_FLOWS`]).
+    pub fn builtin(name: &str) -> Option<Flow> {
+        let template = FlowTemplate::builtin(name)?;
+        let plan = build::Plan::new(&template);
+        Some(Flow { template, plan })
+    }
+
+    /// The template this flow was prepared from.
+    pub fn template(&self) -> &FlowTemplate {
+        &self.template
+    }
+
+    /// The flow's name.
+    pub fn name(&self) -> &str {
+        &self.template.name
+    }
+
+    /// Builds one level graph, drawing every random choice from `rng`; see
+    /// [`FlowTemplate::instantiate`] for what happens and when it fails.
+    ///
+    /// # Complexity
+    /// Roughly `O(N · (V + E) log V)` for `N` injection rules and a level of `V` rooms and `E`
+    /// links, plus `O(K · (V + E) log V)` to place the keys of `K` locks. Built-in flows take
+    /// a few microseconds (see `benches/flows.rs`).
+    pub fn instantiate<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        conditions: &Conditions,
+    ) -> Result<LevelGraph, FlowError> {
+        build::instantiate(&self.template, &self.plan, rng, conditions)
+    }
+
+    /// Builds the level graph for a level seed, from its `"flow"` sub-stream.
+    pub fn generate(&self, seed: u64, conditions: &Conditions) -> Result<LevelGraph, FlowError> {
+        let mut rng = crate::seed::stream(seed, FLOW_STAGE);
+        self.instantiate(&mut rng, conditions)
     }
 }

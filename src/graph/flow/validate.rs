@@ -106,16 +106,16 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
     let mut parent: BTreeMap<&str, &str> = BTreeMap::new();
     let mut children: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (i, e) in flow.edges.iter().enumerate() {
-        let place = format!("edge #{i} ({} -> {})", e.from, e.to);
+        let place = || format!("edge #{i} ({} -> {})", e.from, e.to);
         if !index.contains_key(e.from.as_str()) {
-            return Err(ck.unknown(place, "from", &e.from));
+            return Err(ck.unknown(place(), "from", &e.from));
         }
         if !index.contains_key(e.to.as_str()) {
-            return Err(ck.unknown(place, "to", &e.to));
+            return Err(ck.unknown(place(), "to", &e.to));
         }
         if e.from == e.to {
             return Err(ck.invalid(
-                place,
+                place(),
                 "to",
                 "is the same node as `from`; an edge joins two different nodes".into(),
             ));
@@ -207,11 +207,11 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
 
     // Nodes one by one.
     for n in &flow.nodes {
-        let place = format!("node \"{}\"", n.id);
+        let place = || format!("node \"{}\"", n.id);
         let kids = children.get(n.id.as_str()).map(Vec::len).unwrap_or(0);
         if n.id != flow.root && n.kind == RoomKind::Entrance {
             return Err(ck.invalid(
-                place,
+                place(),
                 "kind",
                 format!(
                     "is Entrance, but only the root \"{}\" may be the entrance",
@@ -222,7 +222,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         if selector_child.contains(n.id.as_str()) {
             if !(n.chance.is_finite() && n.chance >= 0.0) {
                 return Err(ck.invalid(
-                    place,
+                    place(),
                     "chance",
                     format!(
                         "is {}; as a selector's child it is a weight, a number >= 0",
@@ -233,14 +233,13 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         } else {
             if !probability(n.chance) {
                 return Err(ck.invalid(
-                    place,
+                    place(),
                     "chance",
                     format!("is {}; it must be a probability between 0 and 1", n.chance),
                 ));
             }
             if n.priority == Priority::Mandatory && n.chance < 1.0 {
-                return Err(ck.invalid(
-                    place,
+                return Err(ck.invalid(place(),
                     "chance",
                     format!("is {} but the node is Mandatory, and mandatory nodes are always built; set `priority: Optional` or `chance: 1.0`", n.chance),
                 ));
@@ -248,15 +247,14 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         }
         if let Some(m) = &n.subchain {
             if let Some(p) = parent.get(n.id.as_str()) {
-                return Err(ck.invalid(
-                    place,
+                return Err(ck.invalid(place(),
                     "subchain",
                     format!("the node is the root of a sub-chain in pool \"{}\" but also the child of \"{p}\"; a sub-chain root hangs from no tree edge", m.pool),
                 ));
             }
             if m.max_copies == 0 {
                 return Err(ck.invalid(
-                    place,
+                    place(),
                     "subchain.max_copies",
                     "is 0; it must be at least 1".into(),
                 ));
@@ -291,7 +289,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
                 }
                 if initial.is_empty() {
                     return Err(ck.invalid(
-                        place,
+                        place(),
                         "node_type.initial",
                         "is empty; a chain starts from at least one letter".into(),
                     ));
@@ -307,14 +305,14 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
                     let field = format!("node_type.rules[{i}]");
                     if r.form.is_empty() {
                         return Err(ck.invalid(
-                            place,
+                            place(),
                             &format!("{field}.form"),
                             "is empty; a rule replaces at least one letter".into(),
                         ));
                     }
                     if r.target.is_empty() {
                         return Err(ck.invalid(
-                            place,
+                            place(),
                             &format!("{field}.target"),
                             "is empty; a rule must leave at least one letter".into(),
                         ));
@@ -323,7 +321,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
                     ck.chain_letters(&n.id, &format!("{field}.target"), &r.target)?;
                     if !(r.weight.is_finite() && r.weight >= 0.0) {
                         return Err(ck.invalid(
-                            place,
+                            place(),
                             &format!("{field}.weight"),
                             format!("is {}; it must be a number >= 0", r.weight),
                         ));
@@ -360,17 +358,16 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
             } => {
                 if min > max {
                     return Err(ck.invalid(
-                        place,
+                        place(),
                         "node_type",
                         format!("selector min {min} is greater than max {max}"),
                     ));
                 }
                 if kids == 0 {
-                    return Err(ck.invalid(place, "node_type", "is a Selector with no children; give it tree edges to the nodes it chooses from".into()));
+                    return Err(ck.invalid(place(), "node_type", "is a Selector with no children; give it tree edges to the nodes it chooses from".into()));
                 }
                 if !duplicates && *min as usize > kids {
-                    return Err(ck.invalid(
-                        place,
+                    return Err(ck.invalid(place(),
                         "node_type",
                         format!("selector min is {min} but it has only {kids} children and `duplicates` is false; valid: min <= {kids}"),
                     ));
@@ -379,7 +376,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
             NodeType::SubChain { pools: wanted } => {
                 if wanted.is_empty() {
                     return Err(ck.invalid(
-                        place,
+                        place(),
                         "node_type.pools",
                         "is empty; name at least one pool".into(),
                     ));
@@ -388,7 +385,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
                     if !pools.contains_key(p.as_str()) {
                         let known: Vec<String> = pools.keys().map(|k| format!("\"{k}\"")).collect();
                         return Err(ck.invalid(
-                            place,
+                            place(),
                             "node_type.pools",
                             format!(
                                 "names pool \"{p}\", which no node belongs to; known pools: {}",
@@ -403,8 +400,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
                     }
                 }
                 if kids > 0 {
-                    return Err(ck.invalid(
-                        place,
+                    return Err(ck.invalid(place(),
                         "edges",
                         "a SubChain node is replaced by the sub-chain it picks, so it cannot have children of its own; put them in the sub-chain".into(),
                     ));
@@ -447,17 +443,16 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         })
         .collect();
     for (i, l) in flow.loops.iter().enumerate() {
-        let place = format!("loop #{i} ({} -> {})", l.from, l.to);
+        let place = || format!("loop #{i} ({} -> {})", l.from, l.to);
         for (field, name) in [("from", &l.from), ("to", &l.to)] {
             let Some(&ix) = index.get(name.as_str()) else {
-                return Err(ck.unknown(place, field, name));
+                return Err(ck.unknown(place(), field, name));
             };
             if matches!(
                 flow.nodes[ix].node_type,
                 NodeType::Selector { .. } | NodeType::SubChain { .. }
             ) {
-                return Err(ck.invalid(
-                    place,
+                return Err(ck.invalid(place(),
                     field,
                     format!("names \"{name}\", a Selector or SubChain node, which builds no room of its own; a loop must join two Room or Chain nodes"),
                 ));
@@ -465,14 +460,13 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         }
         if l.from == l.to {
             return Err(ck.invalid(
-                place,
+                place(),
                 "to",
                 "is the same node as `from`; a loop joins two different nodes".into(),
             ));
         }
         if tree_pairs.contains(&(l.from.as_str(), l.to.as_str())) {
-            return Err(ck.invalid(
-                place,
+            return Err(ck.invalid(place(),
                 "to",
                 "the two nodes are already joined by a tree edge; a loop edge must close a cycle through other rooms".into(),
             ));
@@ -516,10 +510,10 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
     // Injection rules.
     let mut names: BTreeSet<&str> = BTreeSet::new();
     for s in &flow.injection_sets {
-        let place = format!("injection set \"{}\"", s.name);
+        let place = || format!("injection set \"{}\"", s.name);
         if !probability(s.chance_to_spawn_one) {
             return Err(ck.invalid(
-                place,
+                place(),
                 "chance_to_spawn_one",
                 format!(
                     "is {}; it must be a probability between 0 and 1",
@@ -529,14 +523,14 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         }
         if s.rules.is_empty() {
             return Err(ck.invalid(
-                place,
+                place(),
                 "rules",
                 "is empty; a set needs at least one rule".into(),
             ));
         }
     }
     for r in flow.all_injection_rules() {
-        let place = format!("injection \"{}\"", r.name);
+        let place = || format!("injection \"{}\"", r.name);
         if r.name.is_empty() {
             return Err(ck.invalid(
                 "injection".into(),
@@ -546,21 +540,20 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         }
         if !names.insert(r.name.as_str()) {
             return Err(ck.invalid(
-                place,
+                place(),
                 "name",
                 "is used by two rules; injection rule names must be unique".into(),
             ));
         }
         if r.kind == RoomKind::Entrance {
             return Err(ck.invalid(
-                place,
+                place(),
                 "kind",
                 "is Entrance; a flow has exactly one entrance, its root".into(),
             ));
         }
         if r.placements.is_empty() {
-            return Err(ck.invalid(
-                place,
+            return Err(ck.invalid(place(),
                 "placements",
                 "is empty; give at least one of EndOfChain, RandomChild, BeforeCombat, AfterBoss, HubChainStart, HubChild, NoLink".into(),
             ));
@@ -568,7 +561,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         for (field, p) in [("chance", r.chance), ("lock_chance", r.lock_chance)] {
             if !probability(p) {
                 return Err(ck.invalid(
-                    place,
+                    place(),
                     field,
                     format!("is {p}; it must be a probability between 0 and 1"),
                 ));
@@ -576,7 +569,7 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         }
         if !(r.weight.is_finite() && r.weight >= 0.0) {
             return Err(ck.invalid(
-                place,
+                place(),
                 "weight",
                 format!("is {}; it must be a number >= 0", r.weight),
             ));

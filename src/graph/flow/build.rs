@@ -12,6 +12,10 @@ use crate::graph::level::{
 };
 use crate::seed;
 
+/// Most rooms one instantiation may build before it stops with an error (this also bounds the
+/// recursion of the tree walk).
+pub const MAX_ROOMS: usize = 2000;
+
 /// The lookup tables of a validated flow, built once and shared by every instantiation.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Plan {
@@ -83,11 +87,15 @@ pub(super) fn instantiate<R: Rng + ?Sized>(
         plan,
         built: vec![None; flow.nodes.len()],
         copies: vec![0; flow.nodes.len()],
+        tasks: Vec::new(),
         graph: LevelGraph::new(),
     };
-    let root = b.add_node_room(plan.root, flow.nodes[plan.root].kind.clone(), None);
+    let root = b.add_node_room(plan.root, flow.nodes[plan.root].kind.clone(), None)?;
     b.built[plan.root] = Some(root);
-    b.expand_children(&mut tree_rng, plan.root, root)?;
+    b.expand_children(plan.root, root);
+    while let Some(task) = b.tasks.pop() {
+        b.attach(&mut tree_rng, task)?;
+    }
     b.add_loops();
     let mut graph = b.graph;
     inject::run(flow, &mut graph, &mut inject_rng, conditions);
@@ -102,7 +110,20 @@ struct Builder<'a> {
     built: Vec<Option<RoomId>>,
     /// Per node, how often it was grafted as a sub-chain.
     copies: Vec<u32>,
+    /// Nodes waiting to be built, the next on top: an explicit stack instead of recursion, so
+    /// deep flows cannot overflow the call stack.
+    tasks: Vec<Attach>,
     graph: LevelGraph,
+}
+
+/// Build `node` under `parent`, entered through `door`; `roll` says whether its include chance
+/// is rolled (a selector's chosen children are not: for them the chance was a weight).
+#[derive(Clone, Copy)]
+struct Attach {
+    parent: RoomId,
+    node: usize,
+    door: DoorType,
+    roll: bool,
 }
 
 /// The link realising a door of the flow, leading into a room of kind `into`.
@@ -120,7 +141,21 @@ pub(super) fn door_link(graph: &mut LevelGraph, door: DoorType, into: &RoomKind)
 }
 
 impl<'a> Builder<'a> {
-    fn add_node_room(&mut self, node: usize, kind: RoomKind, chain_index: Option<u32>) -> RoomId {
+    fn add_node_room(
+        &mut self,
+        node: usize,
+        kind: RoomKind,
+        chain_index: Option<u32>,
+    ) -> Result<RoomId, FlowError> {
+        if self.graph.room_count() >= MAX_ROOMS {
+            return Err(self.generation_error(
+                node,
+                format!(
+                    "the level grew past {MAX_ROOMS} rooms; lower the selector sizes, chain \
+                     lengths or sub-chain copy limits"
+                ),
+            ));
+        }
         let n = &self.flow.nodes[node];
         let origin = match chain_index {
             None => RoomOrigin::FlowNode { node: n.id.clone() },
@@ -129,12 +164,12 @@ impl<'a> Builder<'a> {
                 index,
             },
         };
-        self.graph.add_room(Room {
+        Ok(self.graph.add_room(Room {
             kind,
             tags: n.tags.clone(),
             items: Vec::new(),
             origin,
-        })
+        }))
     }
 
     fn link(&mut self, from: RoomId, to: RoomId, door: DoorType) {
@@ -143,17 +178,18 @@ impl<'a> Builder<'a> {
         self.graph.add_link(from, to, link);
     }
 
-    fn expand_children<R: Rng + ?Sized>(
-        &mut self,
-        rng: &mut R,
-        node: usize,
-        room: RoomId,
-    ) -> Result<(), FlowError> {
+    /// Queues the children of `node` under `room`, so that they are built next, in file order
+    /// (depth first, as a recursive walk would).
+    fn expand_children(&mut self, node: usize, room: RoomId) {
         let plan = self.plan;
-        for &(door, child) in &plan.children[node] {
-            self.attach(rng, room, child, door, true)?;
+        for &(door, child) in plan.children[node].iter().rev() {
+            self.tasks.push(Attach {
+                parent: room,
+                node: child,
+                door,
+                roll: true,
+            });
         }
-        Ok(())
     }
 
     fn generation_error(&self, node: usize, problem: String) -> FlowError {
@@ -164,27 +200,25 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Builds `node` (and everything below it) under `parent`, entered through `door`.
-    /// `roll` says whether the node's include chance is rolled (a selector's chosen children
-    /// are not: for them the chance was a weight).
-    fn attach<R: Rng + ?Sized>(
-        &mut self,
-        rng: &mut R,
-        parent: RoomId,
-        node: usize,
-        door: DoorType,
-        roll: bool,
-    ) -> Result<(), FlowError> {
+    /// Builds one node and queues what hangs below it.
+    fn attach<R: Rng + ?Sized>(&mut self, rng: &mut R, task: Attach) -> Result<(), FlowError> {
+        let Attach {
+            parent,
+            node,
+            door,
+            roll,
+        } = task;
         let n = &self.flow.nodes[node];
         if roll && !seed::chance(rng, n.chance) {
             return Ok(());
         }
         match &n.node_type {
             NodeType::Room => {
-                let room = self.add_node_room(node, n.kind.clone(), None);
+                let room = self.add_node_room(node, n.kind.clone(), None)?;
                 self.link(parent, room, door);
                 self.built[node].get_or_insert(room);
-                self.expand_children(rng, node, room)
+                self.expand_children(node, room);
+                Ok(())
             }
             NodeType::Chain {
                 initial,
@@ -198,12 +232,13 @@ impl<'a> Builder<'a> {
                 let mut first_door = Some(door);
                 for (i, c) in letters.chars().enumerate() {
                     let kind = RoomKind::from_chain_letter(c).unwrap_or(RoomKind::Normal);
-                    let room = self.add_node_room(node, kind, Some(i as u32));
+                    let room = self.add_node_room(node, kind, Some(i as u32))?;
                     self.link(prev, room, first_door.take().unwrap_or_default());
                     prev = room;
                 }
                 self.built[node].get_or_insert(prev);
-                self.expand_children(rng, node, prev)
+                self.expand_children(node, prev);
+                Ok(())
             }
             NodeType::Selector {
                 min,
@@ -231,7 +266,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 picked.sort_unstable();
-                for i in picked {
+                for &i in picked.iter().rev() {
                     let (edge_door, child) = kids[i];
                     // A door on the edge into the selector applies to plain edges out of it.
                     let d = if edge_door == DoorType::Plain {
@@ -239,7 +274,12 @@ impl<'a> Builder<'a> {
                     } else {
                         edge_door
                     };
-                    self.attach(rng, parent, child, d, false)?;
+                    self.tasks.push(Attach {
+                        parent,
+                        node: child,
+                        door: d,
+                        roll: false,
+                    });
                 }
                 Ok(())
             }
@@ -271,7 +311,13 @@ impl<'a> Builder<'a> {
                 }
                 let member = eligible[seed::index(rng, eligible.len())];
                 self.copies[member] += 1;
-                self.attach(rng, parent, member, door, true)
+                self.tasks.push(Attach {
+                    parent,
+                    node: member,
+                    door,
+                    roll: true,
+                });
+                Ok(())
             }
         }
     }

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use super::level::{LevelGraph, RoomKind};
 
+pub use build::MAX_ROOMS;
 pub use builtin::{BUILTIN_FLOWS, DEFAULT_FLOW};
 
 /// The name of the seed sub-stream flows draw from (see [`crate::seed::stream`]).
@@ -185,7 +186,7 @@ pub struct ChainRule {
 pub struct SubChainMember {
     /// The pool's name.
     pub pool: String,
-    /// How many times this sub-chain may be grafted in one level (default 1).
+    /// How many times this sub-chain may be grafted in one level (default 1, at most 64).
     #[serde(default = "one_u32")]
     pub max_copies: u32,
 }
@@ -525,8 +526,9 @@ impl FlowTemplate {
     /// [`Flow::instantiate`], which skips the check and reuses its lookup tables.
     ///
     /// # Errors
-    /// [`FlowError::Generation`] if an expanding chain cannot reach its length bounds or a
-    /// mandatory sub-chain finds its pools used up; validation errors for invalid templates.
+    /// [`FlowError::Generation`] if an expanding chain cannot reach its length bounds, a
+    /// mandatory sub-chain finds its pools used up, or the level would pass [`MAX_ROOMS`];
+    /// validation errors for invalid templates.
     ///
     /// # Examples
     ///

@@ -2,7 +2,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::build::MAX_ROOMS;
 use super::chain::MAX_CHAIN_LENGTH;
+
+/// Most nodes a flow may have.
+const MAX_NODES: usize = MAX_ROOMS;
+
+/// Most copies of one sub-chain in a level.
+const MAX_COPIES: u32 = 64;
 use super::{DoorType, FlowError, FlowTemplate, NodeType, Priority};
 use crate::graph::level::RoomKind;
 
@@ -80,6 +87,17 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
             "flow".into(),
             "nodes",
             "is empty; a flow needs at least its root".into(),
+        ));
+    }
+
+    if flow.nodes.len() > MAX_NODES {
+        return Err(ck.invalid(
+            "flow".into(),
+            "nodes",
+            format!(
+                "has {} nodes; a flow may have at most {MAX_NODES}",
+                flow.nodes.len()
+            ),
         ));
     }
 
@@ -162,31 +180,46 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
         ));
     }
 
-    // Tree cycles: follow parent pointers.
+    // Tree cycles: follow parent pointers, each node at most once over all walks (O(n)).
+    // 0: not seen, 1: on the current walk, 2: known to lead to a node without parent.
+    let mut state: BTreeMap<&str, u8> = BTreeMap::new();
     for n in &flow.nodes {
-        let mut path = vec![n.id.as_str()];
+        let mut path: Vec<&str> = Vec::new();
         let mut at = n.id.as_str();
-        while let Some(&p) = parent.get(at) {
-            if let Some(pos) = path.iter().position(|&x| x == p) {
-                let mut cycle: Vec<&str> = path[pos..].to_vec();
-                cycle.reverse();
-                // Start from the node that comes first in the file, for a stable message.
-                let first = (0..cycle.len())
-                    .min_by_key(|&i| index[cycle[i]])
-                    .unwrap_or(0);
-                cycle.rotate_left(first);
-                cycle.push(cycle[0]);
-                return Err(FlowError::TreeCycle {
-                    file: file.to_string(),
-                    cycle: cycle
-                        .iter()
-                        .map(|c| format!("\"{c}\""))
-                        .collect::<Vec<_>>()
-                        .join(" -> "),
-                });
+        loop {
+            match state.get(at).copied().unwrap_or(0) {
+                2 => break,
+                1 => {
+                    let pos = path.iter().position(|&x| x == at).unwrap_or(0);
+                    let mut cycle: Vec<&str> = path[pos..].to_vec();
+                    cycle.reverse();
+                    // Start from the node that comes first in the file, for a stable message.
+                    let first = (0..cycle.len())
+                        .min_by_key(|&i| index[cycle[i]])
+                        .unwrap_or(0);
+                    cycle.rotate_left(first);
+                    cycle.push(cycle[0]);
+                    return Err(FlowError::TreeCycle {
+                        file: file.to_string(),
+                        cycle: cycle
+                            .iter()
+                            .map(|c| format!("\"{c}\""))
+                            .collect::<Vec<_>>()
+                            .join(" -> "),
+                    });
+                }
+                _ => {
+                    state.insert(at, 1);
+                    path.push(at);
+                    match parent.get(at) {
+                        Some(&p) => at = p,
+                        None => break,
+                    }
+                }
             }
-            path.push(p);
-            at = p;
+        }
+        for p in path {
+            state.insert(p, 2);
         }
     }
 
@@ -252,11 +285,11 @@ pub(super) fn validate(flow: &FlowTemplate, file: &str) -> Result<(), FlowError>
                     format!("the node is the root of a sub-chain in pool \"{}\" but also the child of \"{p}\"; a sub-chain root hangs from no tree edge", m.pool),
                 ));
             }
-            if m.max_copies == 0 {
+            if m.max_copies == 0 || m.max_copies > MAX_COPIES {
                 return Err(ck.invalid(
                     place(),
                     "subchain.max_copies",
-                    "is 0; it must be at least 1".into(),
+                    format!("is {}; it must be between 1 and {MAX_COPIES}", m.max_copies),
                 ));
             }
         }

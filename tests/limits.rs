@@ -1,0 +1,176 @@
+//! Budgets: flows that would grow without bound stop with an error that says why.
+
+use std::collections::BTreeSet;
+
+use levelplan::graph::flow::{
+    FlowNode, FlowTemplate, MAX_ROOMS, NodeType, Priority, SubChainMember, TreeEdge,
+};
+use levelplan::{Conditions, FlowError, RoomKind};
+
+fn node(id: &str, kind: RoomKind, node_type: NodeType) -> FlowNode {
+    FlowNode {
+        id: id.into(),
+        kind,
+        tags: BTreeSet::new(),
+        chance: 1.0,
+        priority: Priority::Mandatory,
+        node_type,
+        subchain: None,
+    }
+}
+
+fn edge(from: &str, to: &str) -> TreeEdge {
+    TreeEdge {
+        from: from.into(),
+        to: to.into(),
+        door: Default::default(),
+    }
+}
+
+fn flow(nodes: Vec<FlowNode>, edges: Vec<TreeEdge>) -> FlowTemplate {
+    FlowTemplate {
+        name: "limits".into(),
+        description: String::new(),
+        root: "n0".into(),
+        nodes,
+        edges,
+        loops: vec![],
+        injections: vec![],
+        injection_sets: vec![],
+    }
+}
+
+#[test]
+fn a_very_deep_flow_builds_without_exhausting_the_stack() {
+    let n = MAX_ROOMS - 1;
+    let nodes = (0..n)
+        .map(|i| {
+            node(
+                &format!("n{i}"),
+                if i == 0 {
+                    RoomKind::Entrance
+                } else {
+                    RoomKind::Normal
+                },
+                NodeType::Room,
+            )
+        })
+        .collect();
+    let edges = (1..n)
+        .map(|i| edge(&format!("n{}", i - 1), &format!("n{i}")))
+        .collect();
+    let g = flow(nodes, edges)
+        .generate(1, &Conditions::default())
+        .unwrap();
+    assert_eq!(g.room_count(), n);
+}
+
+#[test]
+fn a_runaway_selector_stops_at_the_room_budget() {
+    let f = flow(
+        vec![
+            node("n0", RoomKind::Entrance, NodeType::Room),
+            node(
+                "many",
+                RoomKind::Normal,
+                NodeType::Selector {
+                    min: 100_000,
+                    max: 100_000,
+                    duplicates: true,
+                },
+            ),
+            node("leaf", RoomKind::Normal, NodeType::Room),
+        ],
+        vec![edge("n0", "many"), edge("many", "leaf")],
+    );
+    let err = f.generate(1, &Conditions::default()).unwrap_err();
+    assert!(matches!(err, FlowError::Generation { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("grew past {MAX_ROOMS} rooms")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_sub_chain_that_grafts_itself_stops_at_its_copy_limit() {
+    let mut member = node("m", RoomKind::Normal, NodeType::Room);
+    member.subchain = Some(SubChainMember {
+        pool: "p".into(),
+        max_copies: 64,
+    });
+    let mut again = node(
+        "again",
+        RoomKind::Normal,
+        NodeType::SubChain {
+            pools: vec!["p".into()],
+        },
+    );
+    again.priority = Priority::Optional;
+    let f = flow(
+        vec![
+            node("n0", RoomKind::Entrance, NodeType::Room),
+            node(
+                "slot",
+                RoomKind::Normal,
+                NodeType::SubChain {
+                    pools: vec!["p".into()],
+                },
+            ),
+            member,
+            again,
+        ],
+        vec![edge("n0", "slot"), edge("m", "again")],
+    );
+    let g = f.generate(1, &Conditions::default()).unwrap();
+    assert_eq!(
+        g.room_count(),
+        1 + 64,
+        "the entrance and 64 copies of the member"
+    );
+
+    let mut too_many = f.clone();
+    too_many.nodes[2].subchain.as_mut().unwrap().max_copies = 1000;
+    let err = too_many.validate("x.ron").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("field `subchain.max_copies`: is 1000; it must be between 1 and 64"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_mandatory_sub_chain_with_its_pool_used_up_is_an_error() {
+    let mut member = node("m", RoomKind::Normal, NodeType::Room);
+    member.subchain = Some(SubChainMember {
+        pool: "p".into(),
+        max_copies: 1,
+    });
+    let f = flow(
+        vec![
+            node("n0", RoomKind::Entrance, NodeType::Room),
+            node(
+                "a",
+                RoomKind::Normal,
+                NodeType::SubChain {
+                    pools: vec!["p".into()],
+                },
+            ),
+            node(
+                "b",
+                RoomKind::Normal,
+                NodeType::SubChain {
+                    pools: vec!["p".into()],
+                },
+            ),
+            member,
+        ],
+        vec![edge("n0", "a"), edge("n0", "b")],
+    );
+    let err = f.generate(1, &Conditions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "flow \"limits\": node \"b\": every sub-chain of the pools [\"p\"] is used up (max_copies reached); \
+         add members to the pools, raise their max_copies, or make this node Optional"
+    );
+}

@@ -10,44 +10,92 @@ fn expectations(text: &str) -> Vec<&str> {
         .collect()
 }
 
-#[test]
-fn every_broken_flow_fails_with_its_expected_message() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/flows/broken");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+/// Loads `fixtures/flows/broken/NAME.ron` and checks that it is rejected with a message that
+/// names the file and contains every `// expect:` line of the file.
+fn assert_rejected(name: &str) {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/flows/broken/{name}.ron"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let expected = expectations(&text);
     assert!(
-        files.len() >= 20,
-        "the broken-flow corpus shrank: {} files",
-        files.len()
+        !expected.is_empty(),
+        "{} has no `// expect:` line",
+        path.display()
     );
-    for path in files {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let expected = expectations(&text);
+    let err = match FlowTemplate::load(&path) {
+        Ok(_) => panic!("{} was accepted", path.display()),
+        Err(e) => e,
+    };
+    let message = err.to_string();
+    assert!(
+        message.starts_with(&path.display().to_string()),
+        "the message names the file: {message}"
+    );
+    for e in expected {
         assert!(
-            !expected.is_empty(),
-            "{} has no `// expect:` line",
+            message.contains(e),
+            "{}:\n  message: {message}\n  expected to contain: {e}",
             path.display()
         );
-        let err = match FlowTemplate::load(&path) {
-            Ok(_) => panic!("{} was accepted", path.display()),
-            Err(e) => e,
-        };
-        let message = err.to_string();
-        assert!(
-            message.starts_with(&path.display().to_string()),
-            "the message names the file: {message}"
-        );
-        for e in expected {
-            assert!(
-                message.contains(e),
-                "{}:\n  message: {message}\n  expected to contain: {e}",
-                path.display()
-            );
-        }
     }
+}
+
+/// One test per broken file.
+macro_rules! broken {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                assert_rejected(stringify!($name));
+            }
+        )*
+        const LISTED: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+broken!(
+    bad_chance,
+    chain_bad_letter,
+    chain_cannot_grow,
+    chain_mandatory_forever,
+    chain_min_above_max,
+    duplicate_id,
+    injection_bad_lock_chance,
+    injection_no_placement,
+    loop_duplicates_tree_edge,
+    loop_unknown,
+    malformed,
+    mandatory_with_chance,
+    one_way_trap,
+    root_not_entrance,
+    selector_too_few_children,
+    tree_cycle,
+    two_entrances,
+    two_parents,
+    unknown_field,
+    unknown_kind,
+    unknown_node,
+    unknown_pool,
+    unknown_root,
+    unreachable,
+);
+
+#[test]
+fn every_file_in_the_broken_folder_has_its_test() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/flows/broken");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .path()
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    files.sort();
+    assert_eq!(files, LISTED, "add the new file to the broken! list");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 use std::fmt::Write;
 
+use super::composite::{CompositeKind, Decomposition};
 use super::level::{Item, LevelGraph, LinkKind, LinkRole, Opener, RoomKind, RoomOrigin};
 
 /// Shape and fill colour of a room kind.
@@ -59,6 +60,33 @@ fn quote(s: &str) -> String {
 /// assert!(dot.contains("r0 -> r1"));
 /// ```
 pub fn to_dot(graph: &LevelGraph, name: &str) -> String {
+    write_dot(graph, name, None)
+}
+
+/// The level graph as a DOT digraph with each composite of `decomposition` drawn as a cluster
+/// (loops blue, one-way loops purple, trees grey), labelled with its kind and number.
+///
+/// # Complexity
+/// `O(V + E)`.
+///
+/// # Examples
+/// ```
+/// use levelplan::{Conditions, FlowTemplate};
+/// use levelplan::graph::{composite::decompose, to_dot_with_composites};
+/// let g = FlowTemplate::builtin("big_loop").unwrap().generate(1, &Conditions::default())?;
+/// let dot = to_dot_with_composites(&g, "big loop", &decompose(&g));
+/// assert!(dot.contains("subgraph cluster_0"));
+/// # Ok::<(), levelplan::FlowError>(())
+/// ```
+pub fn to_dot_with_composites(
+    graph: &LevelGraph,
+    name: &str,
+    decomposition: &Decomposition,
+) -> String {
+    write_dot(graph, name, Some(decomposition))
+}
+
+fn write_dot(graph: &LevelGraph, name: &str, decomposition: Option<&Decomposition>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quote(name));
     let _ = writeln!(
@@ -71,6 +99,8 @@ pub fn to_dot(graph: &LevelGraph, name: &str) -> String {
         "  node [fontname=\"Helvetica\", fontsize=10, style=filled];"
     );
     let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=9];");
+    // Each room's statement, by room id slot, so clusters can pick theirs.
+    let mut room_lines: Vec<Option<String>> = vec![None; graph.room_bound()];
     for (id, room) in graph.rooms() {
         let (shape, fill) = style(&room.kind);
         let mut label = format!("{} {}", room.kind.name(), id);
@@ -99,12 +129,48 @@ pub fn to_dot(graph: &LevelGraph, name: &str) -> String {
             let tags: Vec<&str> = room.tags.iter().map(String::as_str).collect();
             let _ = write!(label, "\n#{}", tags.join(" #"));
         }
-        let _ = writeln!(
-            out,
-            "  {id} [shape={shape}, fillcolor={}, label={}];",
+        let line = format!(
+            "{id} [shape={shape}, fillcolor={}, label={}];",
             quote(fill),
             quote(&label)
         );
+        room_lines[id.0 as usize] = Some(line);
+    }
+    match decomposition {
+        None => {
+            for line in room_lines.iter().flatten() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        Some(d) => {
+            for (i, c) in d.composites.iter().enumerate() {
+                let (label, color) = match c.kind {
+                    CompositeKind::Loop { one_way: false } => (format!("loop {i}"), "#1f5fbf"),
+                    CompositeKind::Loop { one_way: true } => {
+                        (format!("one-way loop {i}"), "#8e44ad")
+                    }
+                    CompositeKind::Tree => (format!("tree {i}"), "#999999"),
+                };
+                let _ = writeln!(out, "  subgraph cluster_{i} {{");
+                let _ = writeln!(
+                    out,
+                    "    label={}; color={}; style=dashed; fontcolor={};",
+                    quote(&label),
+                    quote(color),
+                    quote(color)
+                );
+                for r in &c.rooms {
+                    if let Some(line) = room_lines.get_mut(r.0 as usize).and_then(Option::take) {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
+                let _ = writeln!(out, "  }}");
+            }
+            // Rooms the decomposition does not know (it was made for another graph).
+            for line in room_lines.iter().flatten() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
     }
     for (_, from, to, link) in graph.links() {
         let mut attrs: Vec<String> = Vec::new();

@@ -329,6 +329,14 @@ pub enum GraphError {
     /// A serialized graph that JSON or RON could not read.
     #[error("cannot read the level graph: {0}")]
     Format(String),
+    /// An algorithm that needs a connected graph got one in several pieces.
+    #[error("the graph has {components} separate parts; {what} needs a connected graph")]
+    NotConnected {
+        /// How many connected components the graph has.
+        components: usize,
+        /// The algorithm that was asked for.
+        what: &'static str,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -448,6 +456,68 @@ impl LevelGraph {
         }
         self.rooms[id.0 as usize] = None;
         self.graph.remove_node(ix).map(|n| n.room)
+    }
+
+    /// Merges the two rooms joined by `link` into one, as when a door becomes an open passage
+    /// between two sectors, and returns the room that remains.
+    ///
+    /// The link's `from` room remains, unless `to` is the entrance. The remaining room keeps its
+    /// kind, except that a normal room or connector takes the other room's kind; it gets the
+    /// union of both rooms' tags and all their items. Every link between the two rooms is
+    /// removed; the other room's remaining links move to the merged room and keep their ids.
+    ///
+    /// # Complexity
+    /// `O(d log d)` for the `d` links of the two rooms.
+    ///
+    /// # Examples
+    /// ```
+    /// use levelplan::{LevelGraph, Link, Room, RoomKind};
+    /// let mut g = LevelGraph::new();
+    /// let a = g.add_room(Room::new(RoomKind::Entrance));
+    /// let b = g.add_room(Room::new(RoomKind::Normal));
+    /// let c = g.add_room(Room::new(RoomKind::Boss));
+    /// let ab = g.add_link(a, b, Link::door());
+    /// let bc = g.add_link(b, c, Link::door());
+    /// assert_eq!(g.merge_rooms(ab)?, a);
+    /// assert_eq!(g.room_count(), 2);
+    /// assert_eq!(g.endpoints(bc), Some((a, c)));
+    /// # Ok::<(), levelplan::GraphError>(())
+    /// ```
+    pub fn merge_rooms(&mut self, link: LinkId) -> Result<RoomId, GraphError> {
+        let (from, to) = self.endpoints(link).ok_or(GraphError::UnknownLink(link))?;
+        let to_is_entrance = self.room(to).is_some_and(|r| r.kind == RoomKind::Entrance);
+        let (keep, gone) = if to_is_entrance {
+            (to, from)
+        } else {
+            (from, to)
+        };
+        let moved: Vec<(LinkId, RoomId)> = self.incident_links(gone).collect();
+        for &(l, other) in &moved {
+            if other == keep {
+                self.remove_link(l);
+                continue;
+            }
+            let (a, b) = self.endpoints(l).expect("incident link");
+            let (na, nb) = if a == gone { (keep, b) } else { (a, keep) };
+            let weight = self
+                .graph
+                .remove_edge(self.edge(l).expect("incident link"))
+                .expect("live edge");
+            let ix = self.graph.add_edge(
+                self.node(na).expect("live"),
+                self.node(nb).expect("live"),
+                weight,
+            );
+            self.links[l.0 as usize] = Some(ix);
+        }
+        let absorbed = self.remove_room(gone).expect("endpoint of a live link");
+        let room = self.room_mut(keep).expect("endpoint of a live link");
+        if matches!(room.kind, RoomKind::Normal | RoomKind::Connector) {
+            room.kind = absorbed.kind;
+        }
+        room.tags.extend(absorbed.tags);
+        room.items.extend(absorbed.items);
+        Ok(keep)
     }
 
     /// The room with this id.

@@ -6,12 +6,15 @@
 //!
 //! This layer depends on nothing else in the crate (but [`crate::seed`]'s random helpers).
 
+pub mod composite;
 pub mod dot;
 pub mod flow;
 mod level;
 mod query;
+pub mod random;
+pub mod spanning;
 
-pub use dot::to_dot;
+pub use dot::{to_dot, to_dot_with_composites};
 pub use level::{
     GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,
     RoomId, RoomKind, RoomOrigin,

@@ -72,7 +72,7 @@ fn dense_to_map(dense: &[u32]) -> BTreeMap<RoomId, u32> {
         .collect()
 }
 
-/// Rooms with exactly one link: the ends of branches.
+/// Rooms with exactly one link: the ends of branches (the leaves, in a tree).
 ///
 /// # Complexity
 /// `O(V + E)`.
@@ -86,6 +86,7 @@ fn dense_to_map(dense: &[u32]) -> BTreeMap<RoomId, u32> {
 /// g.add_link(a, b, Link::door());
 /// assert_eq!(levelplan::graph::dead_ends(&g), vec![a, b]);
 /// ```
+#[doc(alias = "leaves")]
 pub fn dead_ends(graph: &LevelGraph) -> Vec<RoomId> {
     graph.room_ids().filter(|&r| graph.degree(r) == 1).collect()
 }

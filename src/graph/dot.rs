@@ -121,6 +121,7 @@ fn write_dot(graph: &LevelGraph, name: &str, decomposition: Option<&Decompositio
                 Item::Key(k) => format!("key {k}"),
                 Item::Switch(k) => format!("switch {k}"),
                 Item::Task(k) => format!("task {k}"),
+                Item::SmallKey(k) => format!("small key {k}"),
                 Item::Named(n) => n.clone(),
             };
             let _ = write!(label, "\n[{text}]");
@@ -213,6 +214,7 @@ fn write_dot(graph: &LevelGraph, name: &str, decomposition: Option<&Decompositio
                 Opener::Key => "key",
                 Opener::Switch => "switch",
                 Opener::Task => "task",
+                Opener::SmallKey => "small key",
             };
             label.push(format!("locked: {by} {}", lock.by));
         }

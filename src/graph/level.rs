@@ -124,9 +124,12 @@ pub enum Opener {
     Switch,
     /// A task to complete (clear a room, solve a puzzle).
     Task,
+    /// A small key: any small key of the lock's ring (`by`) opens it, and is used up.
+    SmallKey,
 }
 
-/// A lock on a link: it opens once the player has the opener for `by`.
+/// A lock on a link: it opens once the player has the opener for `by` (for
+/// [`Opener::SmallKey`], `by` names the ring of small keys that fit, and opening uses one up).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Lock {
     /// Which opener opens it.
@@ -144,6 +147,9 @@ pub enum Item {
     Switch(KeyId),
     /// A task whose completion opens the locks marked with its id.
     Task(KeyId),
+    /// A small key of the ring with this id: opens any one small lock of the ring, and is used
+    /// up doing so.
+    SmallKey(KeyId),
     /// Anything else, named by the game.
     Named(String),
 }
@@ -155,6 +161,7 @@ impl Item {
             Item::Key(k) => Some((*k, Opener::Key)),
             Item::Switch(k) => Some((*k, Opener::Switch)),
             Item::Task(k) => Some((*k, Opener::Task)),
+            Item::SmallKey(k) => Some((*k, Opener::SmallKey)),
             Item::Named(_) => None,
         }
     }

@@ -12,6 +12,7 @@ pub mod flow;
 mod level;
 mod query;
 pub mod random;
+pub mod solve;
 pub mod spanning;
 
 pub use dot::{to_dot, to_dot_with_composites};

@@ -130,7 +130,7 @@ pub enum Opener {
 
 /// A lock on a link: it opens once the player has the opener for `by` (for
 /// [`Opener::SmallKey`], `by` names the ring of small keys that fit, and opening uses one up).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Lock {
     /// Which opener opens it.
     pub by: KeyId,
@@ -525,6 +525,28 @@ impl LevelGraph {
         room.tags.extend(absorbed.tags);
         room.items.extend(absorbed.items);
         Ok(keep)
+    }
+
+    /// Turns a link around (`from` and `to` swap), keeping its id and everything else.
+    ///
+    /// # Examples
+    /// ```
+    /// use levelplan::{LevelGraph, Link, Room, RoomKind};
+    /// let mut g = LevelGraph::new();
+    /// let a = g.add_room(Room::new(RoomKind::Entrance));
+    /// let b = g.add_room(Room::new(RoomKind::Normal));
+    /// let l = g.add_link(a, b, Link::door());
+    /// g.reverse_link(l)?;
+    /// assert_eq!(g.endpoints(l), Some((b, a)));
+    /// # Ok::<(), levelplan::GraphError>(())
+    /// ```
+    pub fn reverse_link(&mut self, link: LinkId) -> Result<(), GraphError> {
+        let ix = self.edge(link).ok_or(GraphError::UnknownLink(link))?;
+        let (a, b) = self.graph.edge_endpoints(ix).expect("live edge");
+        let weight = self.graph.remove_edge(ix).expect("live edge");
+        let new = self.graph.add_edge(b, a, weight);
+        self.links[link.0 as usize] = Some(new);
+        Ok(())
     }
 
     /// The room with this id.

@@ -10,6 +10,7 @@ pub mod composite;
 pub mod dot;
 pub mod flow;
 mod level;
+pub mod lock_and_key;
 mod query;
 pub mod random;
 pub mod solve;

@@ -318,6 +318,9 @@ pub fn solve_with(graph: &LevelGraph, options: &SolveOptions) -> Result<Walkthro
     Ok(w)
 }
 
+/// The identity of a search state; see [`Level::key`].
+type StateKey = (Bits, Bits, Bits, Vec<(KeyId, usize)>);
+
 /// A compact set of small integers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 struct Bits(Vec<u64>);
@@ -629,6 +632,28 @@ impl Level {
         out
     }
 
+    /// What makes two states alike for the search: the area, the openers held, the small locks
+    /// opened that lead out of the area, and the small keys left per ring. A small lock with
+    /// both sides inside the area no longer matters (the area is strongly connected without
+    /// it), so states that differ only in which such locks were opened have the same future.
+    fn key(&self, s: &State) -> StateKey {
+        let mut outside = Bits::new(self.small_count);
+        let mut left: Vec<(KeyId, usize)> = Vec::new();
+        for (l, entry) in self.links.iter().enumerate() {
+            let (Some(i), Some((a, b, link))) = (self.small_index[l], entry) else {
+                continue;
+            };
+            if s.spent.get(i) && !(s.area.get(*a) && s.area.get(*b)) {
+                outside.set(i);
+            }
+            let ring = link.lock.expect("small lock").by;
+            if !left.iter().any(|(r, _)| *r == ring) {
+                left.push((ring, self.small_keys_left(ring, &s.held, &s.spent)));
+            }
+        }
+        (s.area.clone(), s.held.clone(), outside, left)
+    }
+
     fn search(&self, start: RoomId, goal: RoomId, limit: usize) -> Result<Search, Unsolvable> {
         let first = self.state(
             start,
@@ -642,11 +667,8 @@ impl Level {
             goal,
             edges: vec![Vec::new()],
         };
-        let mut index: HashMap<(Bits, Bits, Bits), usize> = HashMap::new();
-        {
-            let s = &search.states[0];
-            index.insert((s.area.clone(), s.held.clone(), s.spent.clone()), 0);
-        }
+        let mut index: HashMap<StateKey, usize> = HashMap::new();
+        index.insert(self.key(&search.states[0]), 0);
         let mut queue = VecDeque::from([0usize]);
         while let Some(i) = queue.pop_front() {
             if search.first_win.is_none() && search.states[i].reach.get(goal.0 as usize) {
@@ -664,7 +686,7 @@ impl Level {
                         self.state(to, s.held.clone(), s.spent.clone(), Some((i, t)))
                     }
                 };
-                let key = (next.area.clone(), next.held.clone(), next.spent.clone());
+                let key = self.key(&next);
                 let j = match index.get(&key) {
                     Some(&j) => j,
                     None => {

@@ -1,15 +1,15 @@
 //! Instantiating a flow template: the tree walk, loops, and key placement.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::BTreeMap;
 
 use rand::Rng;
 
 use super::chain::evolve_chain;
 use super::{Conditions, DoorType, FlowError, FlowTemplate, NodeType, Priority, inject};
 use crate::graph::level::{
-    Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room, RoomId,
-    RoomKind, RoomOrigin,
+    LevelGraph, Link, LinkKind, LinkRole, Lock, Opener, Room, RoomId, RoomKind, RoomOrigin,
 };
+use crate::graph::lock_and_key::place_openers;
 use crate::seed;
 
 /// Most rooms one instantiation may build before it stops with an error (this also bounds the
@@ -99,7 +99,7 @@ pub(super) fn instantiate<R: Rng + ?Sized>(
     b.add_loops();
     let mut graph = b.graph;
     inject::run(flow, &mut graph, &mut inject_rng, conditions);
-    place_keys(&mut graph, &mut key_rng);
+    place_openers(&mut graph, &mut key_rng, 1.0);
     Ok(graph)
 }
 
@@ -333,104 +333,6 @@ impl<'a> Builder<'a> {
             let kind = self.graph.room(b).expect("built").kind.clone();
             let link = door_link(&mut self.graph, door, &kind).with_role(LinkRole::Loop);
             self.graph.add_link(a, b, link);
-        }
-    }
-}
-
-/// Rooms reachable from `start` (indexed by `RoomId.0`), walking through passable links whose
-/// lock is open.
-fn reach(graph: &LevelGraph, start: RoomId, open: &BTreeSet<KeyId>) -> Vec<bool> {
-    walk(graph, start, open, true)
-}
-
-/// Rooms from which `target` can be reached (indexed by `RoomId.0`), through passable links
-/// whose lock is open.
-fn can_reach(graph: &LevelGraph, target: RoomId, open: &BTreeSet<KeyId>) -> Vec<bool> {
-    walk(graph, target, open, false)
-}
-
-/// Breadth-first search over passable, open links, forwards (where the player can go from
-/// `start`) or backwards (where the player can come to `start` from).
-fn walk(graph: &LevelGraph, start: RoomId, open: &BTreeSet<KeyId>, forwards: bool) -> Vec<bool> {
-    let mut seen = vec![false; graph.room_bound()];
-    seen[start.0 as usize] = true;
-    let mut queue = VecDeque::from([start]);
-    while let Some(r) = queue.pop_front() {
-        for (_, next, link, from_here) in graph.links_at(r) {
-            // Backwards, the player walks next -> r: from `next`'s side of the link.
-            let passable = link.passable(if forwards { from_here } else { !from_here });
-            let unlocked = link.lock.is_none_or(|lock| open.contains(&lock.by));
-            if passable && unlocked && !std::mem::replace(&mut seen[next.0 as usize], true) {
-                queue.push_back(next);
-            }
-        }
-    }
-    seen
-}
-
-/// Puts a key for every key-locked link that has none in a room the player reaches before the
-/// lock (with the keys placed so far), from which the lock is still reachable, and that is not
-/// a secret room, an exit or a boss room.
-fn place_keys<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R) {
-    let held: BTreeSet<KeyId> = graph
-        .rooms()
-        .flat_map(|(_, r)| r.items.iter().filter_map(|i| i.opens().map(|(k, _)| k)))
-        .collect();
-    let mut pending: Vec<(LinkId, KeyId)> = graph
-        .locks()
-        .filter(|(_, lock)| lock.opener == Opener::Key && !held.contains(&lock.by))
-        .map(|(l, lock)| (l, lock.by))
-        .collect();
-    let Some(entrance) = graph.entrance().or_else(|| graph.room_ids().next()) else {
-        return;
-    };
-    let mut open = held;
-    while !pending.is_empty() {
-        let reached = reach(graph, entrance, &open);
-        // Locks on the frontier: the player can stand at their near side.
-        let (frontier, rest): (Vec<_>, Vec<_>) = pending.iter().copied().partition(|(l, _)| {
-            let (from, to) = graph.endpoints(*l).expect("lock link");
-            let link = graph.link(*l).expect("lock link");
-            (reached[from.0 as usize] && link.passable(true))
-                || (reached[to.0 as usize] && link.passable(false))
-        });
-        // Nothing on the frontier means the remaining locks are unreachable anyway: key them
-        // from what is reachable so every lock has its key.
-        let stuck = frontier.is_empty();
-        let batch = if stuck {
-            std::mem::take(&mut pending)
-        } else {
-            frontier
-        };
-        for &(l, key) in &batch {
-            let (from, to) = graph.endpoints(l).expect("lock link");
-            let near = if reached[from.0 as usize] { from } else { to };
-            let back = can_reach(graph, near, &open);
-            let fits = |r: &RoomId| {
-                let kind = &graph.room(*r).expect("reached").kind;
-                back[r.0 as usize]
-                    && !matches!(kind, RoomKind::Secret | RoomKind::Exit | RoomKind::Boss)
-            };
-            let mut candidates: Vec<RoomId> = graph
-                .room_ids()
-                .filter(|r| reached[r.0 as usize])
-                .filter(fits)
-                .collect();
-            if candidates.is_empty() {
-                candidates.push(entrance);
-            }
-            let room = candidates[seed::index(rng, candidates.len())];
-            graph
-                .room_mut(room)
-                .expect("candidate")
-                .items
-                .push(Item::Key(key));
-        }
-        for &(_, key) in &batch {
-            open.insert(key);
-        }
-        if !stuck {
-            pending = rest;
         }
     }
 }

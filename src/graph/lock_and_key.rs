@@ -1,0 +1,891 @@
+//! Lock-and-key planning: where the locks go, where their openers lie, and the sector
+//! pipeline's chained scripts.
+//!
+//! [`plan`] splits a level into regions of increasing depth from the entrance, locks every way
+//! into each region with that region's lock (a key, a switch, a task, or small keys), puts each
+//! opener where the player reaches it before its lock, and proves the result with the
+//! [solver](super::solve): no level it returns can soft-lock the player. [`place_openers`] is the
+//! placement step on its own (flows use it for their locked doors), and [`sector_scenario`] is
+//! the scenario generator of `shared/spec/sectors.md` (steps 9 and 12).
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::level::{
+    GraphError, Item, KeyId, LevelGraph, LinkId, LinkKind, Lock, Opener, RoomId, RoomKind,
+};
+use super::solve::{SolveOptions, Unsolvable, Walkthrough, solve_with};
+use crate::seed;
+
+/// The item that opens `lock`.
+fn opener_item(lock: Lock) -> Item {
+    match lock.opener {
+        Opener::Key => Item::Key(lock.by),
+        Opener::Switch => Item::Switch(lock.by),
+        Opener::Task => Item::Task(lock.by),
+        Opener::SmallKey => Item::SmallKey(lock.by),
+    }
+}
+
+/// Breadth-first search over passable links whose lock is open, forwards (where the player can
+/// go from `start`) or backwards (where the player can come to `start` from).
+fn walk(graph: &LevelGraph, start: RoomId, open: &[bool], forwards: bool) -> Vec<bool> {
+    let mut seen = vec![false; graph.room_bound()];
+    seen[start.0 as usize] = true;
+    let mut queue = VecDeque::from([start]);
+    while let Some(r) = queue.pop_front() {
+        for (l, next, link, from_here) in graph.links_at(r) {
+            // Backwards, the player walks next -> r: from `next`'s side of the link.
+            let passable = link.passable(if forwards { from_here } else { !from_here });
+            let unlocked = link.lock.is_none() || open[l.0 as usize];
+            if passable && unlocked && !std::mem::replace(&mut seen[next.0 as usize], true) {
+                queue.push_back(next);
+            }
+        }
+    }
+    seen
+}
+
+/// Puts the missing openers of a level's locks where the player finds them in time.
+///
+/// Every lock whose opener lies nowhere in the level gets one (a small-key ring without any
+/// small key gets one small key per small lock). Locks are taken in the order the player meets
+/// them: each round, the locks at the edge of what is reachable (with the openers placed so
+/// far) get their openers in reachable rooms from which the lock can still be reached, never in
+/// a secret room, an exit or a boss room; then those locks count as open and the next round
+/// begins. `recent_weight` favours the rooms that the last round opened up (1.0: uniform; 3.0:
+/// three times as likely), which keeps keys near the locks they open.
+///
+/// # Complexity
+/// `O(L · (V + E))` for `L` locks.
+///
+/// # Examples
+/// ```
+/// use levelplan::{LevelGraph, Link, Lock, Opener, Room, RoomKind};
+/// use levelplan::graph::lock_and_key::place_openers;
+///
+/// let mut g = LevelGraph::new();
+/// let a = g.add_room(Room::new(RoomKind::Entrance));
+/// let b = g.add_room(Room::new(RoomKind::Normal));
+/// let c = g.add_room(Room::new(RoomKind::Exit));
+/// g.add_link(a, b, Link::door());
+/// let k = g.new_key();
+/// g.add_link(b, c, Link::door().with_lock(Lock { by: k, opener: Opener::Switch }));
+/// place_openers(&mut g, &mut levelplan::seed::stream(1, "doc"), 1.0);
+/// assert!(levelplan::graph::solve::solve(&g).is_ok());
+/// ```
+pub fn place_openers<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R, recent_weight: f64) {
+    let existing: Vec<(KeyId, Opener)> = graph
+        .rooms()
+        .flat_map(|(_, r)| r.items.iter().filter_map(Item::opens))
+        .collect();
+    let link_bound = graph
+        .links()
+        .map(|(l, ..)| l.0 as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut open = vec![false; link_bound];
+    let mut pending: Vec<(LinkId, Lock)> = Vec::new();
+    for (l, lock) in graph.locks() {
+        let has_opener = existing.contains(&(lock.by, lock.opener));
+        if has_opener {
+            open[l.0 as usize] = true;
+        } else {
+            pending.push((l, lock));
+        }
+    }
+    let Some(entrance) = graph.entrance().or_else(|| graph.room_ids().next()) else {
+        return;
+    };
+    let mut before = vec![false; graph.room_bound()];
+    while !pending.is_empty() {
+        let reached = walk(graph, entrance, &open, true);
+        // Locks on the frontier: the player can stand at their near side. If there are none,
+        // the remaining locks are out of reach anyway: give them openers in what is reachable,
+        // so that every lock has one.
+        let frontier: Vec<(LinkId, Lock)> = pending
+            .iter()
+            .copied()
+            .filter(|(l, _)| {
+                let (from, to) = graph.endpoints(*l).expect("lock link");
+                let link = graph.link(*l).expect("lock link");
+                (reached[from.0 as usize] && link.passable(true))
+                    || (reached[to.0 as usize] && link.passable(false))
+            })
+            .collect();
+        let batch = if frontier.is_empty() {
+            std::mem::take(&mut pending)
+        } else {
+            frontier
+        };
+        let mut placed_unique: Vec<(KeyId, Opener)> = Vec::new();
+        for &(l, lock) in &batch {
+            let unique = lock.opener != Opener::SmallKey;
+            if unique && placed_unique.contains(&(lock.by, lock.opener)) {
+                continue; // one opener serves every link with this lock
+            }
+            let (from, to) = graph.endpoints(l).expect("lock link");
+            let near = if reached[from.0 as usize] { from } else { to };
+            let back = walk(graph, near, &open, false);
+            let fits = |r: &RoomId| {
+                let kind = &graph.room(*r).expect("reached").kind;
+                back[r.0 as usize]
+                    && !matches!(kind, RoomKind::Secret | RoomKind::Exit | RoomKind::Boss)
+            };
+            let mut candidates: Vec<RoomId> = graph
+                .room_ids()
+                .filter(|r| reached[r.0 as usize])
+                .filter(fits)
+                .collect();
+            if candidates.is_empty() {
+                candidates.push(entrance);
+            }
+            let pick = if recent_weight == 1.0 {
+                seed::index(rng, candidates.len())
+            } else {
+                let weights: Vec<f64> = candidates
+                    .iter()
+                    .map(|r| {
+                        if before[r.0 as usize] {
+                            1.0
+                        } else {
+                            recent_weight
+                        }
+                    })
+                    .collect();
+                seed::weighted_index(rng, &weights).unwrap_or(0)
+            };
+            let room = candidates[pick];
+            graph
+                .room_mut(room)
+                .expect("candidate")
+                .items
+                .push(opener_item(lock));
+            if unique {
+                placed_unique.push((lock.by, lock.opener));
+            }
+        }
+        for &(l, lock) in &batch {
+            open[l.0 as usize] = true;
+            if lock.opener != Opener::SmallKey {
+                // Every other link with the same lock opens with the same opener.
+                for (m, other) in graph.locks() {
+                    if other == lock {
+                        open[m.0 as usize] = true;
+                    }
+                }
+            }
+        }
+        pending.retain(|(l, _)| !open[l.0 as usize]);
+        before = reached;
+    }
+}
+
+/// What [`plan`] is asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LockPlan {
+    /// How many locks (regions past the first) to add.
+    pub locks: usize,
+    /// Of those, how many are heavy doors opened by switches (keys cannot open them).
+    pub switches: usize,
+    /// Of those, how many open when a task is done (clear a room, solve a puzzle).
+    pub tasks: usize,
+    /// Of those, how many are small-key doors: every door into the region takes one small key
+    /// (used up), and the level holds one small key per such door.
+    pub small_key_locks: usize,
+    /// How many links that would lead back into an earlier region to turn into one-way
+    /// shortcuts (passable only back), which spares the player some backtracking.
+    pub one_way_shortcuts: usize,
+    /// How strongly openers favour the region opened just before their lock (1.0: no
+    /// preference).
+    pub recent_weight: f64,
+    /// How many plans to try before giving up.
+    pub max_tries: usize,
+}
+
+impl Default for LockPlan {
+    fn default() -> LockPlan {
+        LockPlan {
+            locks: 3,
+            switches: 0,
+            tasks: 0,
+            small_key_locks: 0,
+            one_way_shortcuts: 0,
+            recent_weight: 3.0,
+            max_tries: 16,
+        }
+    }
+}
+
+/// What [`plan`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanReport {
+    /// The lock of each region past the first: `region_locks[i]` closes region `i + 1`.
+    /// Small-key regions share their ring's lock.
+    pub region_locks: Vec<Lock>,
+    /// The locks added, as `(link, lock)`, in link id order.
+    pub added: Vec<(LinkId, Lock)>,
+    /// Locks the graph already had (a flow's own locked doors), kept as they were.
+    pub existing_locks: usize,
+    /// One-way links the graph already had.
+    pub existing_one_way: usize,
+    /// Links turned into one-way shortcuts.
+    pub shortcuts: Vec<LinkId>,
+    /// Per room id slot, the region it was put in (0: reachable without any new lock).
+    pub regions: Vec<Option<u32>>,
+    /// The solver's proof that the planned level is completable and cannot soft-lock.
+    pub walkthrough: Walkthrough,
+    /// How many tries it took.
+    pub tries: usize,
+}
+
+/// Why [`plan`] failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The graph has no entrance.
+    #[error("the level has no entrance to plan from")]
+    NoEntrance,
+    /// The graph has no exit or boss room to plan towards.
+    #[error("the level has no goal (an Exit or Boss room) to plan towards")]
+    NoGoal,
+    /// More locks than the level has rooms to separate.
+    #[error(
+        "{asked} locks asked for, but the level can hold at most {possible} (one region per lock, each with at least one room, besides the entrance's)"
+    )]
+    TooManyLocks {
+        /// Locks asked for.
+        asked: usize,
+        /// Most locks possible.
+        possible: usize,
+    },
+    /// The kinds of lock asked for add up to more than the number of locks.
+    #[error(
+        "switches ({switches}) + tasks ({tasks}) + small-key locks ({small}) exceed the {locks} locks asked for"
+    )]
+    KindsExceedLocks {
+        /// Locks asked for.
+        locks: usize,
+        /// Switches asked for.
+        switches: usize,
+        /// Tasks asked for.
+        tasks: usize,
+        /// Small-key locks asked for.
+        small: usize,
+    },
+    /// A room the player cannot walk to even with every door open.
+    #[error("room {0} cannot be reached from the entrance even with every door open")]
+    Unreachable(RoomId),
+    /// No try produced a level the solver accepts.
+    #[error("no plan passed the solver in {tries} tries; the last failed with: {last}")]
+    Unsafe {
+        /// Tries made.
+        tries: usize,
+        /// The solver's verdict on the last try.
+        last: Unsolvable,
+    },
+}
+
+/// Plans locks and openers on a level graph, and proves the result completable.
+///
+/// 1. Rooms are ordered breadth first from the entrance (walking, one-way links respected),
+///    with the goal (the first exit, else the first boss room) and whatever lies only behind it
+///    last, then cut into `locks + 1` regions of about equal size (with some jitter). Every
+///    room's predecessor in that walk lies in the same or an earlier region, so each region is
+///    reachable once the earlier ones are open.
+/// 2. Every link that leads from an earlier region into region `i` gets region `i`'s lock
+///    (a unique key, a switch, a task, or one small lock per link); links already locked (a
+///    flow's own doors) keep their locks. Optionally, some links into region `i` that are not
+///    needed to reach it become one-way shortcuts back instead.
+/// 3. Openers are placed with [`place_openers`]: each where the player gets it before its lock,
+///    never in a secret room, the exit or a boss room, never behind its own lock.
+/// 4. The [solver](super::solve::solve_with) must accept the level, soft-locks included. If a
+///    small-key region lets the player spend keys in an order that gets them stuck, that region
+///    falls back to a unique key; otherwise the plan is drawn again, up to `max_tries` times.
+///
+/// # Returns
+/// A [`PlanReport`] with the walkthrough; the graph is changed only on success.
+///
+/// # Complexity
+/// `O(T · (L · (V + E) + S))` for `T` tries, `L` locks and the solver's cost `S`.
+///
+/// # Examples
+/// ```
+/// use levelplan::{Conditions, FlowTemplate};
+/// use levelplan::graph::lock_and_key::{plan, LockPlan};
+///
+/// let mut level = FlowTemplate::builtin("long_chain").unwrap().generate(3, &Conditions::default())?;
+/// let report = plan(&mut level, &LockPlan { locks: 4, small_key_locks: 1, ..LockPlan::default() }, &mut levelplan::seed::stream(3, "locks"))?;
+/// assert_eq!(report.region_locks.len(), 4);
+/// assert!(levelplan::graph::solve::solve(&level).is_ok());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn plan<R: Rng + ?Sized>(
+    graph: &mut LevelGraph,
+    options: &LockPlan,
+    rng: &mut R,
+) -> Result<PlanReport, PlanError> {
+    let entrance = graph.entrance().ok_or(PlanError::NoEntrance)?;
+    let goal = graph
+        .rooms_of_kind(&RoomKind::Exit)
+        .next()
+        .or_else(|| graph.rooms_of_kind(&RoomKind::Boss).next())
+        .ok_or(PlanError::NoGoal)?;
+    let special = options.switches + options.tasks + options.small_key_locks;
+    if special > options.locks {
+        return Err(PlanError::KindsExceedLocks {
+            locks: options.locks,
+            switches: options.switches,
+            tasks: options.tasks,
+            small: options.small_key_locks,
+        });
+    }
+    let (order, via) = walk_order(graph, entrance, goal)?;
+    let possible = order.len().saturating_sub(1);
+    if options.locks > possible {
+        return Err(PlanError::TooManyLocks {
+            asked: options.locks,
+            possible,
+        });
+    }
+    let existing_locks = graph.locks().count();
+    let existing_one_way = graph
+        .links()
+        .filter(|(.., l)| l.kind == LinkKind::OneWay)
+        .count();
+    let mut small_allowed = options.small_key_locks;
+    let mut last = None;
+    for attempt in 1..=options.max_tries.max(1) {
+        let mut candidate = graph.clone();
+        let (regions, region_locks, added, shortcuts) =
+            lock_regions(&mut candidate, &order, &via, options, small_allowed, rng);
+        place_openers(&mut candidate, rng, options.recent_weight);
+        let verdict = solve_with(
+            &candidate,
+            &SolveOptions {
+                start: Some(entrance),
+                goal: Some(goal),
+                ..SolveOptions::default()
+            },
+        );
+        match verdict {
+            Ok(walkthrough) => {
+                *graph = candidate;
+                return Ok(PlanReport {
+                    region_locks,
+                    added,
+                    existing_locks,
+                    existing_one_way,
+                    shortcuts,
+                    regions,
+                    walkthrough,
+                    tries: attempt,
+                });
+            }
+            Err(e) => {
+                if matches!(e, Unsolvable::SoftLock { .. }) && small_allowed > 0 {
+                    small_allowed -= 1;
+                }
+                last = Some(e);
+            }
+        }
+    }
+    Err(PlanError::Unsafe {
+        tries: options.max_tries.max(1),
+        last: last.expect("at least one try"),
+    })
+}
+
+/// Rooms in walking order from the entrance, the goal and what lies only behind it last, with
+/// the link each room was first walked into through.
+fn walk_order(
+    graph: &LevelGraph,
+    entrance: RoomId,
+    goal: RoomId,
+) -> Result<(Vec<RoomId>, Vec<Option<LinkId>>), PlanError> {
+    let mut seen = vec![false; graph.room_bound()];
+    let mut via: Vec<Option<LinkId>> = vec![None; graph.room_bound()];
+    let mut order = Vec::with_capacity(graph.room_count());
+    let mut queue = VecDeque::new();
+    for start in [entrance, goal] {
+        if seen[start.0 as usize] {
+            continue;
+        }
+        seen[start.0 as usize] = true;
+        queue.push_back(start);
+        while let Some(r) = queue.pop_front() {
+            order.push(r);
+            for (l, next) in graph.exits(r) {
+                // The goal waits until everything else is placed.
+                if next == goal && start == entrance {
+                    continue;
+                }
+                if !std::mem::replace(&mut seen[next.0 as usize], true) {
+                    via[next.0 as usize] = Some(l);
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    if let Some(r) = graph.room_ids().find(|r| !seen[r.0 as usize]) {
+        return Err(PlanError::Unreachable(r));
+    }
+    // The goal was reached from somewhere: record a link into it from an earlier room.
+    if via[goal.0 as usize].is_none() && goal != entrance {
+        let earlier: Vec<bool> = {
+            let mut e = vec![false; graph.room_bound()];
+            for &r in &order {
+                if r == goal {
+                    break;
+                }
+                e[r.0 as usize] = true;
+            }
+            e
+        };
+        via[goal.0 as usize] = graph.incident_links(goal).map(|(l, _)| l).find(|&l| {
+            let (a, b) = graph.endpoints(l).expect("live");
+            let other = if a == goal { b } else { a };
+            earlier[other.0 as usize] && graph.link(l).expect("live").passable(other == a)
+        });
+    }
+    Ok((order, via))
+}
+
+/// Cuts the walk tree into regions behind gates, locks the ways into each region, turns some
+/// into shortcuts. Returns the regions by room slot, each region's lock, the locks added and
+/// the shortcuts.
+fn lock_regions<R: Rng + ?Sized>(
+    graph: &mut LevelGraph,
+    order: &[RoomId],
+    via: &[Option<LinkId>],
+    options: &LockPlan,
+    small_allowed: usize,
+    rng: &mut R,
+) -> (
+    Vec<Option<u32>>,
+    Vec<Lock>,
+    Vec<(LinkId, Lock)>,
+    Vec<LinkId>,
+) {
+    let k = options.locks;
+    let slots = graph.room_bound();
+    // The walk tree: each room's parent is the room its walk link came from.
+    let mut parent: Vec<Option<usize>> = vec![None; slots];
+    for &r in order {
+        if let Some(l) = via[r.0 as usize] {
+            let (a, b) = graph.endpoints(l).expect("live");
+            parent[r.0 as usize] = Some(if a == r { b } else { a }.0 as usize);
+        }
+    }
+    let gates = choose_gates(order, &parent, k, rng);
+    // Regions: 0 for the entrance's, then 1.. in walk order of their gate rooms.
+    let mut region: Vec<Option<u32>> = vec![None; slots];
+    let mut next = 1;
+    for &r in order {
+        let x = r.0 as usize;
+        region[x] = Some(if gates[x] {
+            next += 1;
+            next - 1
+        } else {
+            parent[x].and_then(|p| region[p]).unwrap_or(0)
+        });
+    }
+    // The kind of each region's lock, spread at random over the regions.
+    let mut kinds: Vec<Opener> = std::iter::repeat_n(Opener::SmallKey, small_allowed)
+        .chain(std::iter::repeat_n(Opener::Switch, options.switches))
+        .chain(std::iter::repeat_n(Opener::Task, options.tasks))
+        .collect();
+    kinds.resize(k, Opener::Key);
+    seed::shuffle(rng, &mut kinds);
+    let ring = graph.new_key();
+    let locks: Vec<Lock> = kinds
+        .iter()
+        .map(|&opener| Lock {
+            by: if opener == Opener::SmallKey {
+                ring
+            } else {
+                graph.new_key()
+            },
+            opener,
+        })
+        .collect();
+    let link_bound = graph
+        .links()
+        .map(|(l, ..)| l.0 as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut is_gate = vec![false; link_bound];
+    for &r in order {
+        if gates[r.0 as usize] {
+            if let Some(l) = via[r.0 as usize] {
+                is_gate[l.0 as usize] = true;
+            }
+        }
+    }
+    // Links between regions: gates, and the other ways across (which get a lock too, or
+    // become one-way shortcuts back from the later region).
+    let mut crossings: Vec<(LinkId, u32, u32)> = Vec::new(); // (link, region of from, of to)
+    for (l, a, b, link) in graph.links() {
+        let (Some(ra), Some(rb)) = (region[a.0 as usize], region[b.0 as usize]) else {
+            continue;
+        };
+        if ra != rb && link.lock.is_none() && link.kind.is_passable() {
+            crossings.push((l, ra, rb));
+        }
+    }
+    let mut shortcut_pool: Vec<usize> = (0..crossings.len())
+        .filter(|&i| {
+            let l = crossings[i].0;
+            !is_gate[l.0 as usize] && graph.link(l).is_some_and(|x| x.kind == LinkKind::Door)
+        })
+        .collect();
+    seed::shuffle(rng, &mut shortcut_pool);
+    shortcut_pool.truncate(options.one_way_shortcuts);
+    let mut shortcuts = Vec::new();
+    let mut added = Vec::new();
+    for (i, &(l, ra, rb)) in crossings.iter().enumerate() {
+        let link = *graph.link(l).expect("live");
+        if shortcut_pool.contains(&i) {
+            // One-way from the later region back to the earlier one.
+            if ra < rb {
+                graph.reverse_link(l).expect("live link");
+            }
+            if let Some(x) = graph.link_mut(l) {
+                x.kind = LinkKind::OneWay;
+            }
+            shortcuts.push(l);
+            continue;
+        }
+        // The region entered through this link: for a two-way link, the later of the two
+        // (the earlier one was opened on the way to the later one when it is its ancestor).
+        let entered = match (link.passable(true), link.passable(false)) {
+            (true, true) => ra.max(rb),
+            (true, false) => rb,
+            (false, true) => ra,
+            (false, false) => continue,
+        };
+        if entered == 0 {
+            continue;
+        }
+        let lock = locks[entered as usize - 1];
+        if let Some(x) = graph.link_mut(l) {
+            x.lock = Some(lock);
+        }
+        added.push((l, lock));
+    }
+    shortcuts.sort_unstable();
+    (region, locks, added, shortcuts)
+}
+
+/// Picks `k` rooms (never the entrance) whose walk links become gates, so that the regions
+/// behind them (each gate's subtree less the subtrees of the gates below it) are connected and
+/// of roughly equal size. Returns a flag per room slot.
+///
+/// Greedy from the leaves up: a room whose ungated subtree reaches the target size (with a
+/// random jitter of +-25%) gets a gate. The target shrinks until at least `k` gates come out;
+/// then the smallest regions merge into the ones above them until `k` are left.
+fn choose_gates<R: Rng + ?Sized>(
+    order: &[RoomId],
+    parent: &[Option<usize>],
+    k: usize,
+    rng: &mut R,
+) -> Vec<bool> {
+    let slots = parent.len();
+    let n = order.len();
+    let jitter: Vec<f64> = order.iter().map(|_| 0.75 + 0.5 * seed::unit(rng)).collect();
+    let mut target = n as f64 / (k + 1) as f64;
+    loop {
+        let mut gates = vec![false; slots];
+        let mut size = vec![0usize; slots];
+        let mut count = 0;
+        for (i, r) in order.iter().enumerate().rev() {
+            let x = r.0 as usize;
+            size[x] += 1;
+            let Some(p) = parent[x] else { continue };
+            // At the smallest target every room but the entrance may be a gate.
+            let threshold = if target <= 1.0 {
+                1.0
+            } else {
+                target * jitter[i]
+            };
+            if k > 0 && size[x] as f64 >= threshold {
+                gates[x] = true;
+                count += 1;
+            } else {
+                size[p] += size[x];
+            }
+        }
+        if count >= k || target <= 1.0 {
+            // Merge the smallest regions upwards until k gates are left.
+            let mut by_size: Vec<(usize, usize)> = (0..slots)
+                .filter(|&x| gates[x])
+                .map(|x| (size[x], x))
+                .collect();
+            by_size.sort_unstable();
+            for &(_, x) in by_size.iter().take(count.saturating_sub(k)) {
+                gates[x] = false;
+            }
+            return gates;
+        }
+        target = (target * 0.8).max(1.0);
+    }
+}
+
+/// One script of a [`Scenario`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Script {
+    /// The sectors the script closes off, in the order they were collected.
+    pub rooms: Vec<RoomId>,
+    /// The lock on the links around them.
+    pub lock: Lock,
+    /// The links the script closes.
+    pub links: Vec<LinkId>,
+    /// Where its opener lies.
+    pub opener_room: RoomId,
+}
+
+/// A chained lock-and-key script over a sector graph (`shared/spec/sectors.md`, steps 9 and 12).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// The scripts, outermost first: script 0 holds the exit.
+    pub scripts: Vec<Script>,
+    /// The start: the last free sector.
+    pub start: RoomId,
+    /// The exit room (in script 0's sectors).
+    pub exit: RoomId,
+}
+
+/// Settings of [`sector_scenario`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioOptions {
+    /// Chance that a neighbouring sector joins the list being built.
+    pub continue_chance: f64,
+    /// Most keys among the openers (0 to 3 in the spec); the rest are switches.
+    pub max_keys: usize,
+}
+
+impl Default for ScenarioOptions {
+    fn default() -> ScenarioOptions {
+        ScenarioOptions {
+            continue_chance: 0.5,
+            max_keys: 3,
+        }
+    }
+}
+
+/// The sector pipeline's scenario: chained scripts peeled from the edge of the graph inwards.
+///
+/// While free sectors remain: take a free sector with the fewest free links whose removal keeps
+/// the free sectors connected; grow a list from it through neighbouring free sectors whose
+/// removal also keeps them connected, each joining with `continue_chance`; close every link
+/// between the list and the remaining free sectors with a new script's lock, and put the previous
+/// script's opener in one of this list's sectors. The last free sector is the start and holds
+/// the last script's opener. Script 0's first sector becomes the exit. Then 0 to `max_keys`
+/// openers, drawn at random among those not in the start sector, become keys; the rest are
+/// switches. No opener lies in a secret room (when a list has only secret rooms, the opener goes
+/// to the next list). Room kinds: the start becomes the entrance, the exit an exit; any other
+/// entrance or exit becomes a normal room.
+///
+/// # Errors
+/// [`GraphError::NotConnected`] if the graph is not connected.
+///
+/// # Complexity
+/// `O(V · (V + E))`: a connectivity check per sector.
+///
+/// # Examples
+/// ```
+/// use levelplan::graph::lock_and_key::{sector_scenario, ScenarioOptions};
+/// use levelplan::graph::random::connected_graph;
+/// use levelplan::graph::solve::solve;
+///
+/// let mut g = connected_graph(20, 4, &mut levelplan::seed::stream(5, "doc"));
+/// let scenario = sector_scenario(&mut g, &ScenarioOptions::default(), &mut levelplan::seed::stream(5, "scenario"))?;
+/// assert_eq!(g.entrance(), Some(scenario.start));
+/// assert!(solve(&g).is_ok());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sector_scenario<R: Rng + ?Sized>(
+    graph: &mut LevelGraph,
+    options: &ScenarioOptions,
+    rng: &mut R,
+) -> Result<Scenario, GraphError> {
+    let components = super::query::component_count(graph);
+    if components > 1 {
+        return Err(GraphError::NotConnected {
+            components,
+            what: "a sector scenario",
+        });
+    }
+    let n = graph.room_bound();
+    let mut free = vec![false; n];
+    for r in graph.room_ids() {
+        free[r.0 as usize] = true;
+    }
+    let free_degree = |free: &[bool], r: RoomId| {
+        graph
+            .incident_links(r)
+            .filter(|&(_, o)| free[o.0 as usize])
+            .count()
+    };
+    // Whether the free sectors stay connected without `r`.
+    let removable = |free: &[bool], r: RoomId| {
+        let mut f = free.to_vec();
+        f[r.0 as usize] = false;
+        let Some(start) = graph.room_ids().find(|x| f[x.0 as usize]) else {
+            return true;
+        };
+        let mut seen = vec![false; n];
+        seen[start.0 as usize] = true;
+        let mut queue = VecDeque::from([start]);
+        let mut count = 1;
+        while let Some(x) = queue.pop_front() {
+            for (_, y) in graph.incident_links(x) {
+                if f[y.0 as usize] && !std::mem::replace(&mut seen[y.0 as usize], true) {
+                    count += 1;
+                    queue.push_back(y);
+                }
+            }
+        }
+        count == f.iter().filter(|&&b| b).count()
+    };
+    let mut lists: Vec<Vec<RoomId>> = Vec::new();
+    while free.iter().filter(|&&b| b).count() > 1 {
+        let candidates: Vec<RoomId> = graph
+            .room_ids()
+            .filter(|&r| free[r.0 as usize] && removable(&free, r))
+            .collect();
+        let fewest = candidates
+            .iter()
+            .map(|&r| free_degree(&free, r))
+            .min()
+            .unwrap_or(0);
+        let seeds: Vec<RoomId> = candidates
+            .into_iter()
+            .filter(|&r| free_degree(&free, r) == fewest)
+            .collect();
+        let first = seeds[seed::index(rng, seeds.len())];
+        free[first.0 as usize] = false;
+        let mut list = vec![first];
+        let mut i = 0;
+        while i < list.len() {
+            let x = list[i];
+            i += 1;
+            for (_, y) in graph.incident_links(x) {
+                let remaining = free.iter().filter(|&&b| b).count();
+                if free[y.0 as usize]
+                    && remaining > 1
+                    && removable(&free, y)
+                    && seed::chance(rng, options.continue_chance)
+                {
+                    free[y.0 as usize] = false;
+                    list.push(y);
+                }
+            }
+        }
+        lists.push(list);
+    }
+    let start = graph
+        .room_ids()
+        .find(|r| free[r.0 as usize])
+        .ok_or(GraphError::NotConnected {
+            components: 0,
+            what: "a sector scenario",
+        })?;
+    // Scripts close each list off from everything peeled later (and from the start).
+    let mut in_list: Vec<Option<usize>> = vec![None; n];
+    for (i, list) in lists.iter().enumerate() {
+        for r in list {
+            in_list[r.0 as usize] = Some(i);
+        }
+    }
+    let later = |a: Option<usize>, b: Option<usize>| match (a, b) {
+        (Some(x), Some(y)) => y > x,
+        (Some(_), None) => true, // the start is later than every list
+        _ => false,
+    };
+    let mut scripts = Vec::new();
+    for (i, list) in lists.iter().enumerate() {
+        let lock = Lock {
+            by: graph.new_key(),
+            opener: Opener::Switch,
+        };
+        let mut links = Vec::new();
+        for &r in list {
+            for (l, o) in graph.incident_links(r) {
+                if later(Some(i), in_list[o.0 as usize]) && !links.contains(&l) {
+                    links.push(l);
+                }
+            }
+        }
+        links.sort_unstable();
+        // The opener lies in the next list (or the start), never in a secret room.
+        let holders: Vec<RoomId> = match lists.get(i + 1) {
+            Some(next) => next.clone(),
+            None => vec![start],
+        };
+        let mut eligible: Vec<RoomId> = holders
+            .iter()
+            .copied()
+            .filter(|r| graph.room(*r).is_some_and(|x| x.kind != RoomKind::Secret))
+            .collect();
+        if eligible.is_empty() {
+            // A list of secret rooms only: the opener moves further in.
+            eligible = lists[i + 1..]
+                .iter()
+                .flatten()
+                .copied()
+                .chain([start])
+                .filter(|r| graph.room(*r).is_some_and(|x| x.kind != RoomKind::Secret))
+                .collect();
+        }
+        if eligible.is_empty() {
+            eligible.push(start);
+        }
+        let opener_room = eligible[seed::index(rng, eligible.len())];
+        scripts.push(Script {
+            rooms: list.clone(),
+            lock,
+            links,
+            opener_room,
+        });
+    }
+    // 0..=max_keys of the openers become keys; never the one in the start sector.
+    let keyable: Vec<usize> = (0..scripts.len())
+        .filter(|&i| scripts[i].opener_room != start)
+        .collect();
+    let keys = seed::range_inclusive(rng, 0, options.max_keys.min(keyable.len()) as u32) as usize;
+    let mut pool = keyable;
+    seed::shuffle(rng, &mut pool);
+    for &i in pool.iter().take(keys) {
+        scripts[i].lock.opener = Opener::Key;
+    }
+    for s in &scripts {
+        for &l in &s.links {
+            if let Some(link) = graph.link_mut(l) {
+                link.lock = Some(s.lock);
+            }
+        }
+        if let Some(room) = graph.room_mut(s.opener_room) {
+            room.items.push(opener_item(s.lock));
+        }
+    }
+    let exit = scripts.first().map(|s| s.rooms[0]).unwrap_or(start);
+    let ids: Vec<RoomId> = graph.room_ids().collect();
+    for r in ids {
+        let room = graph.room_mut(r).expect("listed");
+        if r == start {
+            room.kind = RoomKind::Entrance;
+        } else if r == exit {
+            room.kind = RoomKind::Exit;
+        } else if matches!(room.kind, RoomKind::Entrance | RoomKind::Exit) {
+            room.kind = RoomKind::Normal;
+        }
+    }
+    Ok(Scenario {
+        scripts,
+        start,
+        exit,
+    })
+}

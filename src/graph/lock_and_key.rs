@@ -359,8 +359,7 @@ pub fn plan<R: Rng + ?Sized>(
     let mut last = None;
     for attempt in 1..=options.max_tries.max(1) {
         let mut candidate = graph.clone();
-        let (regions, region_locks, added, shortcuts) =
-            lock_regions(&mut candidate, &order, &via, options, small_allowed, rng);
+        let regions = lock_regions(&mut candidate, &order, &via, options, small_allowed, rng);
         place_openers(&mut candidate, rng, options.recent_weight);
         let verdict = solve_with(
             &candidate,
@@ -374,12 +373,12 @@ pub fn plan<R: Rng + ?Sized>(
             Ok(walkthrough) => {
                 *graph = candidate;
                 return Ok(PlanReport {
-                    region_locks,
-                    added,
+                    region_locks: regions.locks,
+                    added: regions.added,
                     existing_locks,
                     existing_one_way,
-                    shortcuts,
-                    regions,
+                    shortcuts: regions.shortcuts,
+                    regions: regions.region,
                     walkthrough,
                     tries: attempt,
                 });
@@ -454,8 +453,7 @@ fn walk_order(
 }
 
 /// Cuts the walk tree into regions behind gates, locks the ways into each region, turns some
-/// into shortcuts. Returns the regions by room slot, each region's lock, the locks added and
-/// the shortcuts.
+/// into shortcuts.
 fn lock_regions<R: Rng + ?Sized>(
     graph: &mut LevelGraph,
     order: &[RoomId],
@@ -463,12 +461,7 @@ fn lock_regions<R: Rng + ?Sized>(
     options: &LockPlan,
     small_allowed: usize,
     rng: &mut R,
-) -> (
-    Vec<Option<u32>>,
-    Vec<Lock>,
-    Vec<(LinkId, Lock)>,
-    Vec<LinkId>,
-) {
+) -> Regions {
     let k = options.locks;
     let slots = graph.room_bound();
     // The walk tree: each room's parent is the room its walk link came from.
@@ -576,7 +569,24 @@ fn lock_regions<R: Rng + ?Sized>(
         added.push((l, lock));
     }
     shortcuts.sort_unstable();
-    (region, locks, added, shortcuts)
+    Regions {
+        region,
+        locks,
+        added,
+        shortcuts,
+    }
+}
+
+/// What [`lock_regions`] did.
+struct Regions {
+    /// The region of each room slot.
+    region: Vec<Option<u32>>,
+    /// Each region's lock (region `i + 1` at index `i`).
+    locks: Vec<Lock>,
+    /// The locks added.
+    added: Vec<(LinkId, Lock)>,
+    /// The links turned into shortcuts.
+    shortcuts: Vec<LinkId>,
 }
 
 /// Picks `k` rooms (never the entrance) whose walk links become gates, so that the regions

@@ -51,11 +51,28 @@ fn generate_writes_dot_json_and_ron() {
     assert!(o.status.success(), "{}", stderr(&o));
     let dot_text = std::fs::read_to_string(&dot).unwrap();
     assert!(dot_text.starts_with("digraph \"secrets (seed 9)\""));
-    let from_json =
-        levelplan::LevelGraph::from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let from_ron =
-        levelplan::LevelGraph::from_ron(&std::fs::read_to_string(&ron).unwrap()).unwrap();
-    assert_eq!(from_json, from_ron);
+    // The JSON document holds the graph, its composites and the walkthrough.
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["flow"], "secrets");
+    assert_eq!(doc["seed"], 9);
+    assert!(
+        doc["composites"]["composites"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty())
+    );
+    assert!(
+        doc["walkthrough"]["steps"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty())
+    );
+    let from_json = levelplan::LevelGraph::from_json(&doc["graph"].to_string()).unwrap();
+    let ron_text = std::fs::read_to_string(&ron).unwrap();
+    assert!(ron_text.contains("composites:") && ron_text.contains("walkthrough:"));
+    assert!(
+        dot_text.contains("subgraph cluster_0"),
+        "composites are clusters"
+    );
     let direct = levelplan::FlowTemplate::builtin("secrets")
         .unwrap()
         .generate(9, &Default::default())
@@ -142,4 +159,55 @@ fn help_explains_every_command() {
     for flag in ["--flow", "--seed", "--dot", "--json", "--ron", "--flag"] {
         assert!(out.contains(flag), "{out}");
     }
+}
+
+#[test]
+fn generate_plans_locks_and_prints_the_walkthrough() {
+    let o = levelplan(&[
+        "generate",
+        "--flow",
+        "long_chain",
+        "--seed",
+        "3",
+        "--locks",
+        "4",
+        "--small-keys",
+        "1",
+        "--switches",
+        "1",
+        "--shortcuts",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("planned 4 locks on "), "{out}");
+    assert!(out.contains("walkthrough ("), "{out}");
+    assert!(out.contains("reach the goal"), "{out}");
+    assert!(out.contains("with switch k"), "{out}");
+    // Same command, same level.
+    assert_eq!(
+        stdout(&levelplan(&[
+            "generate",
+            "--flow",
+            "long_chain",
+            "--seed",
+            "3",
+            "--locks",
+            "4",
+            "--small-keys",
+            "1",
+            "--switches",
+            "1",
+            "--shortcuts",
+            "1"
+        ])),
+        out
+    );
+    let o = levelplan(&["generate", "--locks", "500"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("500 locks asked for, but the level can hold at most"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
 use levelplan::graph::flow::DEFAULT_FLOW;
-use levelplan::graph::{cycle_rank, dead_ends, distances_from, to_dot};
+use levelplan::graph::lock_and_key::{self, LockPlan};
+use levelplan::graph::solve::{Walkthrough, solve};
+use levelplan::graph::{cycle_rank, dead_ends, distances_from, to_dot_with_composites};
 use levelplan::{Conditions, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin};
 
 /// Graph-first procedural level planning.
@@ -36,13 +39,27 @@ enum Command {
         /// Set a condition flag for the flow's injection rules (repeatable).
         #[arg(long = "flag", value_name = "FLAG")]
         flags: Vec<String>,
-        /// Write the graph as Graphviz DOT to this file (render with `dot -Tsvg`).
+        /// Plan this many extra locks on the level (regions behind locked doors, their openers
+        /// placed before them) and prove the result with the solver.
+        #[arg(long, default_value_t = 0, value_name = "K")]
+        locks: usize,
+        /// Of the extra locks, how many are small-key doors (any small key opens one, used up).
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        small_keys: usize,
+        /// Of the extra locks, how many are heavy doors opened by switches.
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        switches: usize,
+        /// How many links back into earlier regions become one-way shortcuts.
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        shortcuts: usize,
+        /// Write the graph as Graphviz DOT to this file, composites as clusters (render with
+        /// `dot -Tsvg`).
         #[arg(long, value_name = "FILE")]
         dot: Option<PathBuf>,
-        /// Write the graph as JSON to this file.
+        /// Write the level as JSON to this file: the graph, its composites and walkthrough.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
-        /// Write the graph as RON to this file.
+        /// Write the level as RON to this file (the same document as --json).
         #[arg(long, value_name = "FILE")]
         ron: Option<PathBuf>,
     },
@@ -78,6 +95,10 @@ fn run(command: Command) -> Result<ExitCode, String> {
             flow,
             seed,
             flags,
+            locks,
+            small_keys,
+            switches,
+            shortcuts,
             dot,
             json,
             ron,
@@ -86,14 +107,63 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let conditions = flags
                 .into_iter()
                 .fold(Conditions::new(), Conditions::with_flag);
-            let level = template
+            let mut level = template
                 .generate(seed, &conditions)
                 .map_err(|e| e.to_string())?;
-            print!("{}", summary(&template, seed, &level));
+            let plan = if locks > 0 {
+                let options = LockPlan {
+                    locks,
+                    small_key_locks: small_keys,
+                    switches,
+                    one_way_shortcuts: shortcuts,
+                    ..LockPlan::default()
+                };
+                let mut rng = levelplan::seed::stream(seed, "locks");
+                Some(
+                    lock_and_key::plan(&mut level, &options, &mut rng)
+                        .map_err(|e| e.to_string())?,
+                )
+            } else {
+                None
+            };
+            let composites = decompose(&level);
+            let walkthrough =
+                solve(&level).map_err(|e| format!("the level is not completable: {e}"))?;
+            print!("{}", summary(&template, seed, &level, &composites));
+            if let Some(plan) = &plan {
+                println!(
+                    "  planned {} locks on {} doors ({} shortcuts) in {} tries",
+                    plan.region_locks.len(),
+                    plan.added.len(),
+                    plan.shortcuts.len(),
+                    plan.tries
+                );
+            }
+            println!(
+                "walkthrough ({} rooms walked, {} revisited):",
+                walkthrough.rooms_walked, walkthrough.rooms_revisited
+            );
+            for (i, step) in walkthrough.steps.iter().enumerate() {
+                println!("  {:>2}. {step}", i + 1);
+            }
             let title = format!("{} (seed {seed})", template.name);
-            write_output(dot.as_deref(), || to_dot(&level, &title))?;
-            write_output(json.as_deref(), || level.to_json())?;
-            write_output(ron.as_deref(), || level.to_ron())?;
+            write_output(dot.as_deref(), || {
+                to_dot_with_composites(&level, &title, &composites)
+            })?;
+            let document = LevelDocument {
+                flow: &template.name,
+                seed,
+                graph: &level,
+                composites: &composites,
+                walkthrough: &walkthrough,
+            };
+            write_output(json.as_deref(), || {
+                serde_json::to_string_pretty(&document).expect("a level always serialises")
+            })?;
+            write_output(ron.as_deref(), || {
+                ron::ser::to_string_pretty(&document, ron::ser::PrettyConfig::default())
+                    .expect("a level always serialises")
+            })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { files } => {
@@ -173,7 +243,22 @@ fn write_output(path: Option<&Path>, text: impl FnOnce() -> String) -> Result<()
     Ok(())
 }
 
-fn summary(flow: &FlowTemplate, seed: u64, level: &LevelGraph) -> String {
+/// What `generate --json` and `--ron` write.
+#[derive(serde::Serialize)]
+struct LevelDocument<'a> {
+    flow: &'a str,
+    seed: u64,
+    graph: &'a LevelGraph,
+    composites: &'a Decomposition,
+    walkthrough: &'a Walkthrough,
+}
+
+fn summary(
+    flow: &FlowTemplate,
+    seed: u64,
+    level: &LevelGraph,
+    composites: &Decomposition,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(out, "flow \"{}\", seed {seed}", flow.name);
@@ -211,6 +296,26 @@ fn summary(flow: &FlowTemplate, seed: u64, level: &LevelGraph) -> String {
         }
     }
     let _ = writeln!(out, "  dead ends: {}", dead_ends(level).len());
+    let loops: Vec<String> = composites
+        .composites
+        .iter()
+        .filter(|c| c.is_loop())
+        .map(|c| match c.kind {
+            CompositeKind::Loop { one_way: true } => format!("{} rooms, one-way", c.rooms.len()),
+            _ => format!("{} rooms", c.rooms.len()),
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "  composites: {} loops{}, {} trees",
+        loops.len(),
+        if loops.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", loops.join("; "))
+        },
+        composites.composites.len() - loops.len()
+    );
     for (id, from, to, link) in level.links() {
         if link.role == LinkRole::Loop {
             let way = if link.kind == LinkKind::OneWay {

@@ -612,16 +612,14 @@ impl Level {
             let Some((a, b, link)) = entry else { continue };
             let id = LinkId(l as u32);
             if let Some(i) = self.small_index[l] {
-                if s.spent.get(i) {
-                    continue;
-                }
                 let lock = link.lock.expect("small lock");
                 let near = (s.area.get(*a) && link.passable(true))
                     || (s.area.get(*b) && link.passable(false));
-                if near && self.small_keys_left(lock.by, &s.held, &s.spent) > 0 {
+                if !s.spent.get(i) && near && self.small_keys_left(lock.by, &s.held, &s.spent) > 0 {
                     out.push(Transition::Spend(id));
                 }
-            } else if link.kind == super::level::LinkKind::OneWay
+            }
+            if link.kind == super::level::LinkKind::OneWay
                 && s.area.get(*a)
                 && !s.area.get(*b)
                 && self.open(id, link.lock, &s.held, &s.spent)

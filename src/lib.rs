@@ -7,7 +7,9 @@
 //!
 //! - [`graph`]: what a level *is*: [`LevelGraph`] (rooms, links, locks, items), hand-authored
 //!   [`FlowTemplate`]s with their transforms (expanding chains, selectors, sub-chains, injection
-//!   rules), graph queries and DOT export. It depends on nothing else in the crate.
+//!   rules), graph queries, spanning trees, loop decomposition into composites, lock-and-key
+//!   planning, a solver that proves levels completable, and DOT export. It depends on nothing
+//!   else in the crate.
 //! - [`seed`]: the deterministic random streams every stage draws from.
 //!
 //! Later layers (layout, tiles, recipes, export) build on these.

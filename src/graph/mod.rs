@@ -2,7 +2,10 @@
 //!
 //! [`LevelGraph`] holds rooms and links (with locks and the items that open them);
 //! [`flow`] instantiates hand-authored flow templates into level graphs; the free functions
-//! re-exported here answer the questions a designer asks of a graph; [`dot`] draws it.
+//! re-exported here answer the questions a designer asks of a graph; [`spanning`] reduces a
+//! graph to a tree and gives links back; [`composite`] cuts it into loops and trees for layout;
+//! [`lock_and_key`] plans locks and openers; [`solve`] proves a level completable;
+//! [`random`] makes test graphs; [`dot`] draws them.
 //!
 //! This layer depends on nothing else in the crate (but [`crate::seed`]'s random helpers).
 

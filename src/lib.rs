@@ -37,6 +37,7 @@
 #![forbid(unsafe_code)]
 
 pub mod graph;
+pub mod recipes;
 pub mod seed;
 
 pub use graph::flow::{Conditions, Flow, FlowError, FlowTemplate};

@@ -211,3 +211,39 @@ fn generate_plans_locks_and_prints_the_walkthrough() {
         stderr(&o)
     );
 }
+
+#[test]
+fn generate_isaac_prints_the_floor_grid() {
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "isaac",
+        "--level",
+        "4",
+        "--seed",
+        "2",
+        "--large-rooms",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("isaac floor, level 4, seed 2: "), "{out}");
+    for glyph in ["S", "B", "T", "$", "?"] {
+        assert!(out.contains(glyph), "{glyph} missing from\n{out}");
+    }
+    let floor = levelplan::recipes::isaac::generate(
+        4,
+        2,
+        &levelplan::recipes::isaac::IsaacParams {
+            large_rooms: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        out.contains(&floor.to_ascii()),
+        "the CLI prints the library's grid"
+    );
+    let o = levelplan(&["generate", "--recipe", "isaac", "--level", "40"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no valid floor in"), "{}", stderr(&o));
+}

@@ -10,6 +10,7 @@ use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
 use levelplan::graph::solve::{Walkthrough, solve};
 use levelplan::graph::{cycle_rank, dead_ends, distances_from, to_dot_with_composites};
+use levelplan::recipes::isaac::{self, IsaacParams};
 use levelplan::{Conditions, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin};
 
 /// Graph-first procedural level planning.
@@ -28,8 +29,21 @@ struct Cli {
 enum Command {
     /// Generate a level graph from a flow and print a summary of it.
     ///
-    /// With no options it uses the built-in default flow and seed 1.
+    /// With no options it uses the built-in default flow and seed 1. `--recipe isaac` makes a
+    /// grid floor plan in the style of The Binding of Isaac instead.
     Generate {
+        /// The generator: `flow` (a flow template, see --flow) or `isaac` (grid floor plans).
+        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac"])]
+        recipe: String,
+        /// The level (floor number) for recipes that grow with it (isaac).
+        #[arg(long, default_value_t = 1, value_name = "L")]
+        level: u32,
+        /// Isaac: use Rebirth's large rooms (2x2, 2x1, L shapes, narrow corridors).
+        #[arg(long)]
+        large_rooms: bool,
+        /// Isaac: the Curse of the Labyrinth (a double floor).
+        #[arg(long)]
+        labyrinth: bool,
         /// A built-in flow's name (see `levelplan flows`) or the path of a flow file (.ron).
         #[arg(long, default_value = DEFAULT_FLOW, value_name = "NAME|FILE")]
         flow: String,
@@ -92,6 +106,10 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<ExitCode, String> {
     match command {
         Command::Generate {
+            recipe,
+            level: floor_level,
+            large_rooms,
+            labyrinth,
             flow,
             seed,
             flags,
@@ -103,6 +121,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
             json,
             ron,
         } => {
+            if recipe == "isaac" {
+                let params = IsaacParams {
+                    large_rooms,
+                    labyrinth,
+                    flags: flags.into_iter().collect(),
+                    ..IsaacParams::default()
+                };
+                let outputs = (dot.as_deref(), json.as_deref(), ron.as_deref());
+                return isaac(floor_level, seed, &params, outputs);
+            }
             let template = load_flow(&flow)?;
             let conditions = flags
                 .into_iter()
@@ -241,6 +269,69 @@ fn write_output(path: Option<&Path>, text: impl FnOnce() -> String) -> Result<()
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// `generate --recipe isaac`: the floor as text, a summary, and the outputs asked for.
+fn isaac(
+    level: u32,
+    seed: u64,
+    params: &IsaacParams,
+    (dot, json, ron_path): (Option<&Path>, Option<&Path>, Option<&Path>),
+) -> Result<ExitCode, String> {
+    let floor = isaac::generate(level, seed, params).map_err(|e| e.to_string())?;
+    println!(
+        "isaac floor, level {level}, seed {seed}: {} rooms ({} grown, then the secret room), {} dead ends, {} attempts",
+        floor.rooms.len(),
+        floor.room_target,
+        floor.dead_ends.len(),
+        floor.attempts
+    );
+    print!("{}", floor.to_ascii());
+    println!(
+        "S start, B boss, T treasure, $ shop, ? secret, * other special, # normal; - | doors, = \" inside large rooms"
+    );
+    let boss = floor.rooms.iter().find(|r| r.kind == RoomKind::Boss);
+    if let Some(b) = boss {
+        println!("boss {} is {} rooms from the start", b.id, b.distance);
+    }
+    println!(
+        "secret room found after {} tries, touching at least {} rooms",
+        floor.secret_tries, floor.secret_needed
+    );
+    let composites = decompose(&floor.graph);
+    let walkthrough =
+        solve(&floor.graph).map_err(|e| format!("the floor is not completable: {e}"))?;
+    let title = format!("isaac level {level} (seed {seed})");
+    write_output(dot, || {
+        to_dot_with_composites(&floor.graph, &title, &composites)
+    })?;
+    let document = FloorDocument {
+        recipe: "isaac",
+        level,
+        seed,
+        floor: &floor,
+        composites: &composites,
+        walkthrough: &walkthrough,
+    };
+    write_output(json, || {
+        serde_json::to_string_pretty(&document).expect("a floor always serialises")
+    })?;
+    write_output(ron_path, || {
+        ron::ser::to_string_pretty(&document, ron::ser::PrettyConfig::default())
+            .expect("a floor always serialises")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `generate --recipe isaac --json` writes.
+#[derive(serde::Serialize)]
+struct FloorDocument<'a> {
+    recipe: &'a str,
+    level: u32,
+    seed: u64,
+    floor: &'a isaac::Floor,
+    composites: &'a Decomposition,
+    walkthrough: &'a Walkthrough,
 }
 
 /// What `generate --json` and `--ron` write.

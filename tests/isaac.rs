@@ -1,0 +1,250 @@
+//! The Isaac recipe: floor plans over levels 1-8 and random seeds.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use levelplan::recipes::isaac::{Floor, IsaacParams, Shape, generate};
+use levelplan::{LinkKind, RoomId, RoomKind};
+use proptest::prelude::*;
+
+/// Steps from the start to every room, over doors but not through the secret room.
+fn distances_without_secret(f: &Floor) -> BTreeMap<RoomId, u32> {
+    let g = &f.graph;
+    let start = g.entrance().unwrap();
+    let mut dist = BTreeMap::from([(start, 0)]);
+    let mut queue = VecDeque::from([start]);
+    while let Some(r) = queue.pop_front() {
+        for (l, next) in g.exits(r) {
+            if g.link(l).unwrap().kind == LinkKind::Secret {
+                continue;
+            }
+            if !dist.contains_key(&next) {
+                dist.insert(next, dist[&r] + 1);
+                queue.push_back(next);
+            }
+        }
+    }
+    dist
+}
+
+fn non_secret_degree(f: &Floor, r: RoomId) -> usize {
+    f.graph
+        .incident_links(r)
+        .filter(|(l, _)| f.graph.link(*l).unwrap().kind != LinkKind::Secret)
+        .count()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn floors_keep_the_spec_invariants(level in 1u32..=8, seed in any::<u64>(), large in any::<bool>()) {
+        let params = IsaacParams { large_rooms: large, ..IsaacParams::default() };
+        let f = generate(level, seed, &params).unwrap();
+        // Exact room count: the formula's value, plus the secret room.
+        let low = (5.0 + 2.6 * level as f64).floor() as usize;
+        prop_assert!(f.room_target == low || f.room_target == low + 1, "target {}", f.room_target);
+        prop_assert_eq!(f.rooms.len(), f.room_target + 1);
+        prop_assert_eq!(f.graph.room_count(), f.rooms.len());
+        let secret = f.rooms.iter().find(|r| r.kind == RoomKind::Secret).unwrap();
+        let boss = f.rooms.iter().find(|r| r.kind == RoomKind::Boss).unwrap();
+        let start = &f.rooms[0];
+        prop_assert_eq!(&start.kind, &RoomKind::Entrance);
+        // Without the secret room the plan is a tree, unless large rooms closed a loop.
+        let non_secret_links = f.graph.links().filter(|(.., l)| l.kind != LinkKind::Secret).count();
+        let has_large = f.rooms.iter().any(|r| r.shape != Shape::Single);
+        if !has_large {
+            prop_assert_eq!(non_secret_links, f.rooms.len() - 2);
+        }
+        // The boss is at the maximal distance from the start (growth is breadth first) unless
+        // the start was queued again or large rooms reshaped the floor; never next to the start.
+        let dist = distances_without_secret(&f);
+        prop_assert_eq!(dist.len(), f.rooms.len() - 1, "every room but the secret one is reachable without it");
+        if !f.requeued && !has_large {
+            let far = dist.values().max().unwrap();
+            prop_assert_eq!(dist[&boss.id], *far);
+        }
+        let touching = boss.cells.iter().any(|&(x, y)| start.cells.iter().any(|&(a, b)| (x - a).abs() + (y - b).abs() == 1));
+        prop_assert!(!touching, "the boss is next to the start");
+        prop_assert!(dist[&boss.id] >= 2);
+        // The secret room touches as many rooms as the try count it needed asked for, and no
+        // dead end.
+        let needed = match f.secret_tries { 0..=300 => 3, 301..=600 => 2, _ => 1 };
+        prop_assert_eq!(f.secret_needed, needed);
+        let around: BTreeSet<RoomId> = f.graph.incident_links(secret.id).map(|(_, o)| o).collect();
+        prop_assert!(around.len() as u32 >= f.secret_needed);
+        for r in &around {
+            prop_assert!(!f.dead_ends.contains(r), "the secret room touches dead end {}", r);
+        }
+        // Special rooms lie on dead ends.
+        for r in &f.rooms {
+            if !matches!(r.kind, RoomKind::Normal | RoomKind::Entrance | RoomKind::Secret) {
+                prop_assert!(f.dead_ends.contains(&r.id), "{} room {} is not on a dead end", r.kind, r.id);
+                prop_assert_eq!(non_secret_degree(&f, r.id), 1);
+            }
+        }
+        prop_assert_eq!(f.graph.rooms_of_kind(&RoomKind::Reward).count(), 1);
+        prop_assert_eq!(f.graph.rooms_of_kind(&RoomKind::Shop).count(), 1);
+        // Normal rooms have designs from the chapter's pools.
+        for r in f.rooms.iter().filter(|r| r.kind == RoomKind::Normal) {
+            let tags = &f.graph.room(r.id).unwrap().tags;
+            prop_assert!(r.design.is_some());
+            if level % 2 == 1 { prop_assert!(!tags.contains("hard")); } else { prop_assert!(!tags.contains("easy")); }
+        }
+        // Same seed, same floor.
+        let again = generate(level, seed, &params).unwrap();
+        prop_assert_eq!(again, f);
+    }
+
+    #[test]
+    fn labyrinth_floors_double_up(level in 1u32..=6, seed in any::<u64>()) {
+        let params = IsaacParams { labyrinth: true, ..IsaacParams::default() };
+        let f = generate(level, seed, &params).unwrap();
+        let base = (5.0 + 2.6 * level as f64).floor() as usize;
+        prop_assert!(f.room_target <= 45);
+        prop_assert!(f.room_target == ((base as f64 * 1.8) as usize).min(45) || f.room_target == (((base + 1) as f64 * 1.8) as usize).min(45));
+        let bosses: Vec<_> = f.rooms.iter().filter(|r| r.kind == RoomKind::Boss).collect();
+        prop_assert_eq!(bosses.len(), 2);
+        prop_assert!(f.graph.incident_links(bosses[0].id).any(|(_, o)| o == bosses[1].id), "the two boss rooms are adjacent");
+        prop_assert_eq!(f.graph.rooms_of_kind(&RoomKind::Reward).count(), 2);
+        prop_assert_eq!(f.graph.rooms_of_kind(&RoomKind::Shop).count(), 2);
+    }
+}
+
+#[test]
+fn large_rooms_appear_and_can_make_loops() {
+    let params = IsaacParams {
+        large_rooms: true,
+        ..IsaacParams::default()
+    };
+    let (mut large, mut loops, mut large_boss) = (0, 0, 0);
+    for seed in 0..300 {
+        let f = generate(6, seed, &params).unwrap();
+        large += f.rooms.iter().filter(|r| r.shape != Shape::Single).count();
+        let non_secret = f
+            .graph
+            .links()
+            .filter(|(.., l)| l.kind != LinkKind::Secret)
+            .count();
+        if non_secret > f.rooms.len() - 2 {
+            loops += 1;
+        }
+        if f.rooms
+            .iter()
+            .any(|r| r.kind == RoomKind::Boss && r.shape != Shape::Single)
+        {
+            large_boss += 1;
+        }
+        for r in &f.rooms {
+            assert_eq!(r.cells.len(), r.shape.cells().len());
+        }
+    }
+    assert!(large > 300, "large rooms: {large}");
+    assert!(loops > 5, "floors with loops: {loops}");
+    assert!(large_boss > 30, "large boss rooms: {large_boss}");
+}
+
+#[test]
+fn conditions_change_the_special_rooms() {
+    let count = |flags: &[&str], kind: &str| -> usize {
+        let params = IsaacParams {
+            flags: flags.iter().map(|s| s.to_string()).collect(),
+            ..IsaacParams::default()
+        };
+        (0..700)
+            .filter(|&seed| {
+                let f = generate(5, seed, &params).unwrap();
+                f.graph
+                    .rooms_of_kind(&RoomKind::Custom(kind.into()))
+                    .count()
+                    > 0
+            })
+            .count()
+    };
+    // A sacrifice room 1 time in 7, 1 in 3 at full health (when a dead end is left for it).
+    let plain = count(&[], "sacrifice");
+    let healthy = count(&["full_health"], "sacrifice");
+    assert!(plain > 40 && plain < 140, "sacrifice rooms: {plain} of 700");
+    assert!(healthy > plain + 60, "at full health: {healthy} of 700");
+    assert_eq!(count(&[], "arcade"), 0, "arcades need coins");
+    assert!(count(&["has_coins"], "arcade") > 100);
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    let err = generate(
+        1,
+        1,
+        &IsaacParams {
+            start: (0, 3),
+            ..IsaacParams::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid Isaac parameters: field `start`: (0, 3) is outside the grid; x must be in 1..=9 and y in 0..8"
+    );
+    let err = generate(
+        30,
+        1,
+        &IsaacParams {
+            max_attempts: 50,
+            ..IsaacParams::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("no valid floor in 50 attempts: the last failed because"),
+        "{err}"
+    );
+}
+
+/// The mean number of dead ends and boss distance per level, against a model of the growth.
+///
+/// Model: without the grid's edges and the neighbour rule, growth is a Galton-Watson tree
+/// grown breadth first: the start tries 4 directions and every later room 3 (the fourth is its
+/// parent), each succeeding with probability 1/2, so the start has 2 children on average and
+/// every other room m = 1.5; generation k holds about 2·m^(k-1) rooms and generations 0..=k
+/// about 1 + 4·(m^k - 1) rooms. Growth stops at n rooms, so the last (boss) generation is
+/// reached at depth d(n) = log_m((n + 3) / 4). The dead ends are the rooms that added nothing:
+/// every room still queued when the count is reached (the last generation, a fraction
+/// (m - 1) / m = 1/3 of a geometric tree) and, among the others, those whose three coin flips
+/// all failed (1/8): about n · (1/3 + 2/3 · 1/8) = 0.417 · n.
+///
+/// The neighbour rule and the grid's edges only ever remove candidate cells, so the real
+/// trees branch less: they are deeper (boss distance at least d(n), and, as a cell is blocked
+/// by at most the few rooms around it, within 2.5 of it) and have fewer side branches to end
+/// in (dead ends below the model, but not by more than 30%; small floors sit slightly above
+/// it because their rooms are queued early and cut off by the count).
+#[test]
+fn dead_ends_and_boss_distance_follow_the_growth_model() {
+    let params = IsaacParams::default();
+    for level in 1..=8u32 {
+        let seeds = 600;
+        let (mut dead, mut boss, mut rooms) = (0.0, 0.0, 0.0);
+        for seed in 0..seeds {
+            let f = generate(level, seed, &params).unwrap();
+            let dist = distances_without_secret(&f);
+            let b = f.rooms.iter().find(|r| r.kind == RoomKind::Boss).unwrap();
+            dead += f.dead_ends.len() as f64;
+            boss += dist[&b.id] as f64;
+            rooms += f.room_target as f64;
+        }
+        let (dead, boss, n) = (
+            dead / seeds as f64,
+            boss / seeds as f64,
+            rooms / seeds as f64,
+        );
+        let depth = ((n + 3.0) / 4.0).ln() / 1.5f64.ln();
+        let model_dead = n * (1.0 / 3.0 + 2.0 / 3.0 / 8.0);
+        assert!(
+            boss >= depth && boss <= depth + 2.5,
+            "level {level}: boss distance {boss:.2}, model {depth:.2}"
+        );
+        assert!(
+            dead >= 0.7 * model_dead && dead <= 1.2 * model_dead,
+            "level {level}: dead ends {dead:.2}, model {model_dead:.2}"
+        );
+    }
+}

@@ -10,6 +10,9 @@
 //!   rules), graph queries, spanning trees, loop decomposition into composites, lock-and-key
 //!   planning, a solver that proves levels completable, and DOT export. It depends on nothing
 //!   else in the crate.
+//! - [`tiles`]: plain grids of tiles with regions, flood fill. Knows nothing of graphs.
+//! - [`recipes`]: complete generators in one style (so far: [`recipes::isaac`]).
+//! - [`export`]: pictures of tile maps (SVG).
 //! - [`seed`]: the deterministic random streams every stage draws from.
 //!
 //! Later layers (layout, tiles, recipes, export) build on these.
@@ -36,9 +39,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod export;
 pub mod graph;
 pub mod recipes;
 pub mod seed;
+pub mod tiles;
 
 pub use graph::flow::{Conditions, Flow, FlowError, FlowTemplate};
 pub use graph::{

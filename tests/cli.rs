@@ -247,3 +247,29 @@ fn generate_isaac_prints_the_floor_grid() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no valid floor in"), "{}", stderr(&o));
 }
+
+#[test]
+fn generate_isaac_draws_its_tile_map_as_svg() {
+    let path = std::env::temp_dir().join(format!("levelplan-isaac-{}.svg", std::process::id()));
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "isaac",
+        "--level",
+        "3",
+        "--seed",
+        "8",
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"810\" height=\"432\""),
+        "{}",
+        &svg[..100]
+    );
+    assert!(svg.contains(">boss r") && svg.contains(">entrance r0<"));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    std::fs::remove_file(&path).unwrap();
+}

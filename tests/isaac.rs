@@ -248,3 +248,38 @@ fn dead_ends_and_boss_distance_follow_the_growth_model() {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn the_tile_map_connects_every_room(level in 1u32..=8, seed in any::<u64>(), large in any::<bool>()) {
+        use levelplan::tiles::Tile;
+        let params = IsaacParams { large_rooms: large, ..IsaacParams::default() };
+        let f = generate(level, seed, &params).unwrap();
+        let map = f.tile_map();
+        let (rw, rh) = (levelplan::recipes::isaac::ROOM_TILES.0 as i64, levelplan::recipes::isaac::ROOM_TILES.1 as i64);
+        let centre = |r: &levelplan::recipes::isaac::FloorRoom| {
+            let (x, y) = r.cells[0];
+            ((x as i64 - 1) * rw + rw / 2, y as i64 * rh + rh / 2)
+        };
+        let (sx, sy) = centre(&f.rooms[0]);
+        // Without secret doors every room but the secret one is reachable; with them, all.
+        let open = map.flood_fill(sx, sy, |t| matches!(t, Tile::Floor | Tile::Door));
+        let all = map.flood_fill(sx, sy, Tile::walkable);
+        for r in &f.rooms {
+            let (x, y) = centre(r);
+            prop_assert_eq!(map.regions.get(x, y), Some(&Some(r.id.0)), "room {} owns its floor", r.id);
+            prop_assert_eq!(open.get(x, y) == Some(&true), r.kind != RoomKind::Secret, "room {}", r.id);
+            prop_assert_eq!(all.get(x, y), Some(&true));
+        }
+        // Every floor tile belongs to some room, and doors come in pairs: one per graph link.
+        let doors = map.tiles.values().iter().filter(|t| matches!(t, Tile::Door | Tile::SecretDoor)).count();
+        prop_assert_eq!(doors, 2 * f.graph.link_count());
+        for ((x, y), t) in map.tiles.iter() {
+            if *t == Tile::Floor {
+                prop_assert!(map.regions.get(x as i64, y as i64).unwrap().is_some());
+            }
+        }
+    }
+}

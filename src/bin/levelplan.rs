@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use levelplan::export::svg::{Label, tilemap_to_svg};
 use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
 use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
@@ -76,6 +77,9 @@ enum Command {
         /// Write the level as RON to this file (the same document as --json).
         #[arg(long, value_name = "FILE")]
         ron: Option<PathBuf>,
+        /// Write a picture of the tile map as SVG (recipes with tiles: isaac).
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
     },
     /// Check flow files: syntax, node references, reachability, tree shape, chain bounds.
     ///
@@ -120,6 +124,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             dot,
             json,
             ron,
+            svg,
         } => {
             if recipe == "isaac" {
                 let params = IsaacParams {
@@ -128,7 +133,12 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     flags: flags.into_iter().collect(),
                     ..IsaacParams::default()
                 };
-                let outputs = (dot.as_deref(), json.as_deref(), ron.as_deref());
+                let outputs = [
+                    dot.as_deref(),
+                    json.as_deref(),
+                    ron.as_deref(),
+                    svg.as_deref(),
+                ];
                 return isaac(floor_level, seed, &params, outputs);
             }
             let template = load_flow(&flow)?;
@@ -276,7 +286,7 @@ fn isaac(
     level: u32,
     seed: u64,
     params: &IsaacParams,
-    (dot, json, ron_path): (Option<&Path>, Option<&Path>, Option<&Path>),
+    [dot, json, ron_path, svg]: [Option<&Path>; 4],
 ) -> Result<ExitCode, String> {
     let floor = isaac::generate(level, seed, params).map_err(|e| e.to_string())?;
     println!(
@@ -305,6 +315,7 @@ fn isaac(
     write_output(dot, || {
         to_dot_with_composites(&floor.graph, &title, &composites)
     })?;
+    write_output(svg, || floor_svg(&floor))?;
     let document = FloorDocument {
         recipe: "isaac",
         level,
@@ -321,6 +332,57 @@ fn isaac(
             .expect("a floor always serialises")
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The floor's tile map as SVG, rooms coloured by kind and labelled.
+fn floor_svg(floor: &isaac::Floor) -> String {
+    let map = floor.tile_map();
+    let colour = |kind: &RoomKind| match kind {
+        RoomKind::Entrance => "#8fd18f",
+        RoomKind::Boss => "#e07a6f",
+        RoomKind::Reward => "#f2d35c",
+        RoomKind::Shop => "#c9a0dc",
+        RoomKind::Secret => "#9aa3ad",
+        RoomKind::Normal => "#e8e1d3",
+        _ => "#8fbcd1",
+    };
+    let labels: Vec<Label> = floor
+        .rooms
+        .iter()
+        .map(|r| {
+            let n = r.cells.len() as f64;
+            let (tw, th) = (isaac::ROOM_TILES.0 as f64, isaac::ROOM_TILES.1 as f64);
+            let cx = r
+                .cells
+                .iter()
+                .map(|c| (c.0 - 1) as f64 * tw + tw / 2.0)
+                .sum::<f64>()
+                / n;
+            let cy = r
+                .cells
+                .iter()
+                .map(|c| c.1 as f64 * th + th / 2.0)
+                .sum::<f64>()
+                / n;
+            let text = match &r.kind {
+                RoomKind::Normal => r.id.to_string(),
+                kind => format!("{kind} {}", r.id),
+            };
+            Label { x: cx, y: cy, text }
+        })
+        .collect();
+    tilemap_to_svg(
+        &map,
+        6,
+        |region| {
+            floor
+                .rooms
+                .iter()
+                .find(|r| r.id.0 == region)
+                .map(|r| colour(&r.kind).to_string())
+        },
+        &labels,
+    )
 }
 
 /// What `generate --recipe isaac --json` writes.

@@ -22,6 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::graph::{LevelGraph, Link, LinkKind, LinkRole, Room, RoomId, RoomKind, distances_from};
 use crate::seed;
+use crate::tiles::{Tile, TileMap};
+
+/// Tiles per grid cell: 13 x 7 floor inside a one-tile wall.
+pub const ROOM_TILES: (usize, usize) = (15, 9);
 
 /// A grid direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -420,6 +424,85 @@ impl Floor {
             out.push('\n');
         }
         out
+    }
+
+    /// The floor as tiles: each grid cell is a room of [`ROOM_TILES`] (13 x 7 floor inside a
+    /// wall), cells of one large room open into each other, and every door is a pair of door
+    /// tiles through the two walls in the middle of the shared side (secret doors into the
+    /// secret room). Each floor and door tile's region is its room's id.
+    ///
+    /// # Examples
+    /// ```
+    /// use levelplan::recipes::isaac::{generate, IsaacParams, ROOM_TILES};
+    /// let floor = generate(2, 5, &IsaacParams::default())?;
+    /// let map = floor.tile_map();
+    /// assert_eq!(map.tiles.width(), 9 * ROOM_TILES.0);
+    /// # Ok::<(), levelplan::recipes::isaac::IsaacError>(())
+    /// ```
+    pub fn tile_map(&self) -> TileMap {
+        let (rw, rh) = (ROOM_TILES.0 as i64, ROOM_TILES.1 as i64);
+        let (w, h) = (self.size.0 as usize, self.size.1 as usize);
+        let mut map = TileMap::new(w * ROOM_TILES.0, h * ROOM_TILES.1);
+        let origin = |(x, y): Cell| ((x as i64 - 1) * rw, y as i64 * rh);
+        for r in &self.rooms {
+            let region = Some(r.id.0);
+            for &c in &r.cells {
+                let (ox, oy) = origin(c);
+                for ty in 0..rh {
+                    for tx in 0..rw {
+                        let edge = tx == 0 || ty == 0 || tx == rw - 1 || ty == rh - 1;
+                        let tile = if edge { Tile::Wall } else { Tile::Floor };
+                        map.put(ox + tx, oy + ty, tile, if edge { None } else { region });
+                    }
+                }
+            }
+            // Cells of one room open into each other (and the middle of a 2 x 2 room).
+            for &c in &r.cells {
+                let (ox, oy) = origin(c);
+                if r.cells.contains(&step(c, Dir::Right)) {
+                    for ty in 1..rh - 1 {
+                        map.put(ox + rw - 1, oy + ty, Tile::Floor, region);
+                        map.put(ox + rw, oy + ty, Tile::Floor, region);
+                    }
+                }
+                if r.cells.contains(&step(c, Dir::Down)) {
+                    for tx in 1..rw - 1 {
+                        map.put(ox + tx, oy + rh - 1, Tile::Floor, region);
+                        map.put(ox + tx, oy + rh, Tile::Floor, region);
+                    }
+                }
+                let square = [Dir::Right, Dir::Down]
+                    .iter()
+                    .all(|&d| r.cells.contains(&step(c, d)))
+                    && r.cells.contains(&(c.0 + 1, c.1 + 1));
+                if square {
+                    for (dx, dy) in [(rw - 1, rh - 1), (rw, rh - 1), (rw - 1, rh), (rw, rh)] {
+                        map.put(ox + dx, oy + dy, Tile::Floor, region);
+                    }
+                }
+            }
+        }
+        // Doors in the middle of shared sides.
+        for r in &self.rooms {
+            for &c in &r.cells {
+                for d in [Dir::Right, Dir::Down] {
+                    if !self.door_between(c, d) {
+                        continue;
+                    }
+                    let other = self.room_at(step(c, d)).expect("door to a room");
+                    let secret = r.kind == RoomKind::Secret || other.kind == RoomKind::Secret;
+                    let tile = if secret { Tile::SecretDoor } else { Tile::Door };
+                    let (ox, oy) = origin(c);
+                    let (a, b) = match d {
+                        Dir::Right => ((ox + rw - 1, oy + rh / 2), (ox + rw, oy + rh / 2)),
+                        _ => ((ox + rw / 2, oy + rh - 1), (ox + rw / 2, oy + rh)),
+                    };
+                    map.put(a.0, a.1, tile, Some(r.id.0));
+                    map.put(b.0, b.1, tile, Some(other.id.0));
+                }
+            }
+        }
+        map
     }
 
     fn door_between(&self, cell: Cell, dir: Dir) -> bool {

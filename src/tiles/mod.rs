@@ -1,0 +1,186 @@
+//! The raster layer: plain grids of tiles.
+//!
+//! [`Grid`] is a rectangle of values; [`TileMap`] is a grid of [`Tile`]s with, for each tile,
+//! the region (room) it belongs to. This layer knows nothing of graphs: regions are plain
+//! numbers, which recipes map to rooms.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+/// A rectangle of values, row by row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grid<T> {
+    width: usize,
+    height: usize,
+    cells: Vec<T>,
+}
+
+impl<T: Clone> Grid<T> {
+    /// A `width` x `height` grid filled with `fill`.
+    pub fn new(width: usize, height: usize, fill: T) -> Grid<T> {
+        Grid {
+            width,
+            height,
+            cells: vec![fill; width * height],
+        }
+    }
+}
+
+impl<T> Grid<T> {
+    /// Columns.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Rows.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Whether `(x, y)` lies inside.
+    pub fn in_bounds(&self, x: i64, y: i64) -> bool {
+        x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height
+    }
+
+    /// The value at `(x, y)`, if inside.
+    pub fn get(&self, x: i64, y: i64) -> Option<&T> {
+        self.in_bounds(x, y)
+            .then(|| &self.cells[y as usize * self.width + x as usize])
+    }
+
+    /// Sets the value at `(x, y)`; outside the grid nothing happens.
+    pub fn set(&mut self, x: i64, y: i64, value: T) {
+        if self.in_bounds(x, y) {
+            self.cells[y as usize * self.width + x as usize] = value;
+        }
+    }
+
+    /// The values row by row, with their coordinates.
+    pub fn iter(&self) -> impl Iterator<Item = ((usize, usize), &T)> + '_ {
+        self.cells
+            .iter()
+            .enumerate()
+            .map(move |(i, v)| ((i % self.width, i / self.width), v))
+    }
+
+    /// The values row by row.
+    pub fn values(&self) -> &[T] {
+        &self.cells
+    }
+}
+
+/// What a tile is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Tile {
+    /// Rock: outside every room.
+    Solid,
+    /// Walkable floor.
+    Floor,
+    /// A wall.
+    Wall,
+    /// A door (walkable).
+    Door,
+    /// A hidden door (walkable once found).
+    SecretDoor,
+}
+
+impl Tile {
+    /// Every tile kind, in the order of their numbers in exports (Tiled gids are this plus 1).
+    pub const ALL: [Tile; 5] = [
+        Tile::Solid,
+        Tile::Floor,
+        Tile::Wall,
+        Tile::Door,
+        Tile::SecretDoor,
+    ];
+
+    /// Whether the player can stand on it.
+    pub fn walkable(self) -> bool {
+        matches!(self, Tile::Floor | Tile::Door | Tile::SecretDoor)
+    }
+
+    /// One character for text maps.
+    pub fn glyph(self) -> char {
+        match self {
+            Tile::Solid => ' ',
+            Tile::Floor => '.',
+            Tile::Wall => '#',
+            Tile::Door => '+',
+            Tile::SecretDoor => '%',
+        }
+    }
+
+    /// The tile's number in [`Tile::ALL`].
+    pub fn index(self) -> usize {
+        Tile::ALL.iter().position(|&t| t == self).unwrap_or(0)
+    }
+}
+
+/// A grid of tiles, each with the region (room) it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TileMap {
+    /// The tiles.
+    pub tiles: Grid<Tile>,
+    /// The region of each tile (`None` for rock and shared walls).
+    pub regions: Grid<Option<u32>>,
+}
+
+impl TileMap {
+    /// A map of solid rock.
+    pub fn new(width: usize, height: usize) -> TileMap {
+        TileMap {
+            tiles: Grid::new(width, height, Tile::Solid),
+            regions: Grid::new(width, height, None),
+        }
+    }
+
+    /// Sets a tile and its region.
+    pub fn put(&mut self, x: i64, y: i64, tile: Tile, region: Option<u32>) {
+        self.tiles.set(x, y, tile);
+        self.regions.set(x, y, region);
+    }
+
+    /// The map as text, one character per tile ([`Tile::glyph`]), rows trimmed on the right.
+    pub fn to_ascii(&self) -> String {
+        let mut out = String::with_capacity((self.tiles.width() + 1) * self.tiles.height());
+        for y in 0..self.tiles.height() {
+            let row: String = (0..self.tiles.width())
+                .map(|x| {
+                    self.tiles
+                        .get(x as i64, y as i64)
+                        .map_or(' ', |t| t.glyph())
+                })
+                .collect();
+            out.push_str(row.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The tiles reachable from `(x, y)` in four directions over tiles `passable` accepts, as a
+    /// grid of flags.
+    ///
+    /// # Complexity
+    /// `O(W · H)`.
+    pub fn flood_fill(&self, x: i64, y: i64, passable: impl Fn(Tile) -> bool) -> Grid<bool> {
+        let mut seen = Grid::new(self.tiles.width(), self.tiles.height(), false);
+        if !self.tiles.get(x, y).is_some_and(|&t| passable(t)) {
+            return seen;
+        }
+        seen.set(x, y, true);
+        let mut queue = VecDeque::from([(x, y)]);
+        while let Some((cx, cy)) = queue.pop_front() {
+            for (dx, dy) in [(0, -1), (0, 1), (-1, 0), (1, 0)] {
+                let (nx, ny) = (cx + dx, cy + dy);
+                if self.tiles.get(nx, ny).is_some_and(|&t| passable(t))
+                    && seen.get(nx, ny) == Some(&false)
+                {
+                    seen.set(nx, ny, true);
+                    queue.push_back((nx, ny));
+                }
+            }
+        }
+        seen
+    }
+}

@@ -273,3 +273,38 @@ fn generate_isaac_draws_its_tile_map_as_svg() {
     assert!(svg.trim_end().ends_with("</svg>"));
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn generate_isaac_writes_a_tiled_map() {
+    let path = std::env::temp_dir().join(format!("levelplan-isaac-{}.tmj", std::process::id()));
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "isaac",
+        "--level",
+        "2",
+        "--seed",
+        "4",
+        "--tmj",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(doc["type"], "map");
+    assert_eq!(doc["width"], 135);
+    assert_eq!(doc["height"], 72);
+    assert_eq!(doc["layers"][0]["data"].as_array().unwrap().len(), 135 * 72);
+    let objects = doc["layers"][1]["objects"].as_array().unwrap();
+    assert!(objects.iter().any(|o| o["type"] == "boss"));
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["type"] == "door" && o["point"] == true)
+    );
+    // Flows have no tile map yet: asking for one is an error, not a silent no-op.
+    let o = levelplan(&["generate", "--svg", "x.svg"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--svg and --tmj need a recipe with a tile map"));
+}

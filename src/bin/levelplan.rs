@@ -80,6 +80,10 @@ enum Command {
         /// Write a picture of the tile map as SVG (recipes with tiles: isaac).
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// Write the tile map as a Tiled map (.tmj) with rooms and doors as objects (recipes
+        /// with tiles: isaac).
+        #[arg(long, value_name = "FILE")]
+        tmj: Option<PathBuf>,
     },
     /// Check flow files: syntax, node references, reachability, tree shape, chain bounds.
     ///
@@ -125,6 +129,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             json,
             ron,
             svg,
+            tmj,
         } => {
             if recipe == "isaac" {
                 let params = IsaacParams {
@@ -138,8 +143,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     json.as_deref(),
                     ron.as_deref(),
                     svg.as_deref(),
+                    tmj.as_deref(),
                 ];
                 return isaac(floor_level, seed, &params, outputs);
+            }
+            if svg.is_some() || tmj.is_some() {
+                return Err(
+                    "--svg and --tmj need a recipe with a tile map (--recipe isaac); \
+                            flows are not laid out on a grid yet"
+                        .into(),
+                );
             }
             let template = load_flow(&flow)?;
             let conditions = flags
@@ -286,7 +299,7 @@ fn isaac(
     level: u32,
     seed: u64,
     params: &IsaacParams,
-    [dot, json, ron_path, svg]: [Option<&Path>; 4],
+    [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
     let floor = isaac::generate(level, seed, params).map_err(|e| e.to_string())?;
     println!(
@@ -316,6 +329,7 @@ fn isaac(
         to_dot_with_composites(&floor.graph, &title, &composites)
     })?;
     write_output(svg, || floor_svg(&floor))?;
+    write_output(tmj, || levelplan::export::tiled::floor_to_tmj(&floor))?;
     let document = FloorDocument {
         recipe: "isaac",
         level,

@@ -1,4 +1,6 @@
 //! Writers that turn levels into things a person can look at or load: SVG pictures of tile
-//! maps (DOT, JSON and RON of graphs live with the graph layer). May use every other layer.
+//! maps and Tiled `.tmj` files (DOT, JSON and RON of graphs live with the graph layer). May use
+//! every other layer.
 
 pub mod svg;
+pub mod tiled;

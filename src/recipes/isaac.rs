@@ -804,10 +804,20 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
         if !created && r != start {
             dead_ends.push(r);
         }
+        // Queue the start again while it can still grow (a start whose every side is taken or
+        // blocked by the neighbour rule would only spin: it draws no coin, so skipping it
+        // changes nothing).
+        let start_can_grow = || {
+            Dir::ALL.iter().any(|&d| {
+                let t = step(params.start, d);
+                grid.free(t) && grid.neighbours(t) <= 1
+            })
+        };
         if queue.is_empty()
             && grid.rooms.len() < wanted
             && wanted > params.requeue_above
             && requeues < 64
+            && start_can_grow()
         {
             queue.push_back(start);
             requeues += 1;

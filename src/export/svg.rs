@@ -15,9 +15,9 @@ pub struct Label {
     pub text: String,
 }
 
-/// Draws a tile map as SVG, `scale` pixels per tile. Walkable tiles are filled with
+/// Draws a tile map as SVG, `scale` pixels per tile. Floor and corridor tiles are filled with
 /// `fill(region)` (a CSS colour; regions without one are light grey), walls dark, doors
-/// orange, secret doors purple, rock left out; labels are drawn on top.
+/// orange, secret doors purple, lava red, stairs blue, rock left out; labels are drawn on top.
 ///
 /// Runs of equal tiles in a row are merged into one rectangle, so the picture stays small.
 ///
@@ -57,13 +57,24 @@ pub fn tilemap_to_svg(
         "<rect width=\"100%\" height=\"100%\" fill=\"#22252b\"/>"
     );
     let colour = |tile: Tile, region: Option<u32>| -> Option<String> {
-        match tile {
-            Tile::Solid => None,
-            Tile::Wall => Some("#5b5f6b".into()),
-            Tile::Door => Some("#e8a33d".into()),
-            Tile::SecretDoor => Some("#9b59b6".into()),
-            Tile::Floor => Some(region.and_then(&fill).unwrap_or_else(|| "#d9d9d9".into())),
-        }
+        let fixed = match tile {
+            Tile::Solid => return None,
+            Tile::Floor | Tile::Corridor => {
+                return Some(region.and_then(&fill).unwrap_or_else(|| "#d9d9d9".into()));
+            }
+            t if t.is_wall() => "#5b5f6b",
+            Tile::Door => "#e8a33d",
+            Tile::SecretDoor => "#9b59b6",
+            Tile::Arch => "#c8b79a",
+            Tile::Fence | Tile::Grate | Tile::Window => "#8a8f99",
+            Tile::Pillar => "#3d4048",
+            Tile::Lava => "#d8431f",
+            Tile::Bridge => "#8b5a2b",
+            Tile::StairsUp => "#4aa3df",
+            Tile::StairsDown => "#2c6e9b",
+            _ => "#d9d9d9",
+        };
+        Some(fixed.to_string())
     };
     for y in 0..h {
         let mut x = 0;

@@ -1,8 +1,14 @@
 //! The raster layer: plain grids of tiles.
 //!
 //! [`Grid`] is a rectangle of values; [`TileMap`] is a grid of [`Tile`]s with, for each tile,
-//! the region (room) it belongs to. This layer knows nothing of graphs: regions are plain
-//! numbers, which recipes map to rooms.
+//! the region (room) it belongs to. [`convert`] turns passability blanks into tiles (marching
+//! squares, 3x3 pattern rules), [`miniset`] searches and replaces small stamps, [`regions`]
+//! finds connected regions and their contacts. This layer knows nothing of graphs: regions are
+//! plain numbers, which recipes map to rooms.
+
+pub mod convert;
+pub mod miniset;
+pub mod regions;
 
 use std::collections::VecDeque;
 
@@ -70,34 +76,98 @@ impl<T> Grid<T> {
     }
 }
 
-/// What a tile is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// What a tile is: a vocabulary shared by every recipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Tile {
     /// Rock: outside every room.
     Solid,
     /// Walkable floor.
     Floor,
-    /// A wall.
+    /// A wall (any orientation).
     Wall,
+    /// A wall running up and down.
+    WallVertical,
+    /// A wall running left and right.
+    WallHorizontal,
+    /// An outer corner of a wall.
+    WallCornerOuter,
+    /// An inner corner of a wall.
+    WallCornerInner,
     /// A door (walkable).
     Door,
     /// A hidden door (walkable once found).
     SecretDoor,
+    /// An open archway (walkable).
+    Arch,
+    /// A fence: blocks walking, not sight.
+    Fence,
+    /// A grate: blocks walking, not sight.
+    Grate,
+    /// A pillar standing on the floor.
+    Pillar,
+    /// Corridor floor (walkable).
+    Corridor,
+    /// Lava (deadly).
+    Lava,
+    /// A bridge over lava or water (walkable).
+    Bridge,
+    /// Stairs up (walkable).
+    StairsUp,
+    /// Stairs down (walkable).
+    StairsDown,
+    /// A window: blocks walking, not sight.
+    Window,
 }
 
 impl Tile {
     /// Every tile kind, in the order of their numbers in exports (Tiled gids are this plus 1).
-    pub const ALL: [Tile; 5] = [
+    pub const ALL: [Tile; 19] = [
         Tile::Solid,
         Tile::Floor,
         Tile::Wall,
+        Tile::WallVertical,
+        Tile::WallHorizontal,
+        Tile::WallCornerOuter,
+        Tile::WallCornerInner,
         Tile::Door,
         Tile::SecretDoor,
+        Tile::Arch,
+        Tile::Fence,
+        Tile::Grate,
+        Tile::Pillar,
+        Tile::Corridor,
+        Tile::Lava,
+        Tile::Bridge,
+        Tile::StairsUp,
+        Tile::StairsDown,
+        Tile::Window,
     ];
 
     /// Whether the player can stand on it.
     pub fn walkable(self) -> bool {
-        matches!(self, Tile::Floor | Tile::Door | Tile::SecretDoor)
+        matches!(
+            self,
+            Tile::Floor
+                | Tile::Door
+                | Tile::SecretDoor
+                | Tile::Arch
+                | Tile::Corridor
+                | Tile::Bridge
+                | Tile::StairsUp
+                | Tile::StairsDown
+        )
+    }
+
+    /// Whether it is a wall of any kind.
+    pub fn is_wall(self) -> bool {
+        matches!(
+            self,
+            Tile::Wall
+                | Tile::WallVertical
+                | Tile::WallHorizontal
+                | Tile::WallCornerOuter
+                | Tile::WallCornerInner
+        )
     }
 
     /// One character for text maps.
@@ -106,9 +176,28 @@ impl Tile {
             Tile::Solid => ' ',
             Tile::Floor => '.',
             Tile::Wall => '#',
-            Tile::Door => '+',
+            Tile::WallVertical => '|',
+            Tile::WallHorizontal => '-',
+            Tile::WallCornerOuter => '+',
+            Tile::WallCornerInner => '*',
+            Tile::Door => 'D',
             Tile::SecretDoor => '%',
+            Tile::Arch => 'A',
+            Tile::Fence => 'f',
+            Tile::Grate => 'g',
+            Tile::Pillar => 'o',
+            Tile::Corridor => ',',
+            Tile::Lava => '~',
+            Tile::Bridge => '=',
+            Tile::StairsUp => '<',
+            Tile::StairsDown => '>',
+            Tile::Window => 'w',
         }
+    }
+
+    /// The tile a glyph stands for.
+    pub fn from_glyph(c: char) -> Option<Tile> {
+        Tile::ALL.into_iter().find(|t| t.glyph() == c)
     }
 
     /// The tile's number in [`Tile::ALL`].

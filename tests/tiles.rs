@@ -1,0 +1,257 @@
+//! The raster layer: conversion tables, mini-sets, regions, and regions back into graphs.
+
+use std::collections::BTreeSet;
+
+use levelplan::recipes::isaac::{IsaacParams, generate};
+use levelplan::recipes::regions_to_graph;
+use levelplan::tiles::convert::{MarchingTable, PatternRule, PatternTable, TableError};
+use levelplan::tiles::miniset::{Miniset, MinisetError};
+use levelplan::tiles::regions::{contacts, find_regions, fully_connected};
+use levelplan::tiles::{Grid, Tile};
+use proptest::prelude::*;
+
+fn blank_strategy() -> impl Strategy<Value = Grid<bool>> {
+    (1usize..20, 1usize..20).prop_flat_map(|(w, h)| {
+        prop::collection::vec(any::<bool>(), w * h).prop_map(move |cells| {
+            let mut g = Grid::new(w, h, false);
+            for (i, c) in cells.into_iter().enumerate() {
+                g.set((i % w) as i64, (i / w) as i64, c);
+            }
+            g
+        })
+    })
+}
+
+fn tile_grid_strategy() -> impl Strategy<Value = Grid<Tile>> {
+    (1usize..16, 1usize..16).prop_flat_map(|(w, h)| {
+        prop::collection::vec(
+            prop::sample::select(vec![Tile::Floor, Tile::Floor, Tile::Wall, Tile::Door]),
+            w * h,
+        )
+        .prop_map(move |cells| {
+            let mut g = Grid::new(w, h, Tile::Solid);
+            for (i, c) in cells.into_iter().enumerate() {
+                g.set((i % w) as i64, (i / w) as i64, c);
+            }
+            g
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn marching_squares_keep_rooms_as_floor_and_walls_beside_them(blank in blank_strategy()) {
+        let tiles = MarchingTable::cathedral().convert(&blank);
+        for ((x, y), &t) in tiles.iter() {
+            let (x, y) = (x as i64, y as i64);
+            let cell = |dx, dy| *blank.get(x + dx, y + dy).unwrap_or(&false);
+            if cell(0, 0) {
+                prop_assert_eq!(t, Tile::Floor, "a room cell stays floor");
+            } else if !cell(1, 0) && !cell(0, 1) && !cell(1, 1) {
+                prop_assert_eq!(t, Tile::Solid, "far from rooms: solid");
+            } else {
+                prop_assert!(t.is_wall() || t == Tile::Floor, "next to a room: wall (or a filled notch)");
+            }
+        }
+    }
+
+    #[test]
+    fn minisets_never_touch_protected_cells_and_match_before_they_stamp(
+        grid in tile_grid_strategy(), seed in any::<u64>(), protect_every in 2usize..6,
+    ) {
+        let set = &Miniset::list_from_ron(r#"[(name: "pillar", search: ["...", "...", "..."], replace: ["???", "?o?", "???"], protect: true)]"#, "test").unwrap()[0];
+        let mut tiles = grid.clone();
+        let mut protected = Grid::new(grid.width(), grid.height(), false);
+        for ((x, y), _) in grid.iter() {
+            if (x + 3 * y) % protect_every == 0 {
+                protected.set(x as i64, y as i64, true);
+            }
+        }
+        let before_protected = protected.clone();
+        let mut rng = levelplan::seed::stream(seed, "miniset");
+        let scattered = set.scatter(&mut tiles, &mut protected, &mut rng, 0.7, 3);
+        let mut placed = scattered.clone();
+        placed.extend(set.place_once(&mut tiles, &mut protected, &mut rng, 200));
+        for ((x, y), &p) in before_protected.iter() {
+            if p {
+                prop_assert_eq!(tiles.get(x as i64, y as i64), grid.get(x as i64, y as i64), "protected cell changed");
+            }
+        }
+        for &(x, y) in &placed {
+            // The search matched: all nine cells were floor; the centre is now a pillar, protected.
+            for dy in 0..3 { for dx in 0..3 {
+                prop_assert_eq!(grid.get((x + dx) as i64, (y + dy) as i64), Some(&Tile::Floor));
+            }}
+            prop_assert_eq!(tiles.get((x + 1) as i64, (y + 1) as i64), Some(&Tile::Pillar));
+            prop_assert_eq!(protected.get((x + 1) as i64, (y + 1) as i64), Some(&true));
+        }
+        // Scattered stamps keep their spacing.
+        for (i, a) in scattered.iter().enumerate() {
+            for b in scattered.iter().skip(i + 1) {
+                prop_assert!(a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) >= 3);
+            }
+        }
+    }
+
+    #[test]
+    fn regions_partition_the_floor_and_contacts_join_different_regions(grid in tile_grid_strategy()) {
+        let rooms = find_regions(&grid, |t| t == Tile::Floor);
+        let floor = grid.values().iter().filter(|&&t| t == Tile::Floor).count();
+        prop_assert_eq!(rooms.sizes.iter().sum::<usize>(), floor);
+        for ((x, y), &t) in grid.iter() {
+            let label = *rooms.labels.get(x as i64, y as i64).unwrap();
+            prop_assert_eq!(label.is_some(), t == Tile::Floor);
+            // Neighbouring floor tiles share their region.
+            if let (Some(a), Some(Some(b))) = (label, rooms.labels.get(x as i64 + 1, y as i64)) {
+                prop_assert_eq!(a, *b);
+            }
+        }
+        let links = contacts(&grid, &rooms, |t| t == Tile::Door);
+        for c in &links {
+            prop_assert!(c.a < c.b);
+            prop_assert!(!c.cells.is_empty());
+            for &(x, y) in &c.cells {
+                prop_assert_eq!(grid.get(x as i64, y as i64), Some(&Tile::Door));
+            }
+        }
+        // The graph of regions is connected exactly when every floor tile lies in one piece of
+        // floor and doors.
+        let graph = regions_to_graph(&rooms, &links);
+        prop_assert_eq!(graph.room_count(), rooms.sizes.len());
+        let walk = find_regions(&grid, |t| t == Tile::Floor || t == Tile::Door);
+        let pieces_with_floor: BTreeSet<u32> = grid.iter()
+            .filter(|(_, t)| **t == Tile::Floor)
+            .filter_map(|((x, y), _)| *walk.labels.get(x as i64, y as i64).unwrap())
+            .collect();
+        prop_assert_eq!(levelplan::graph::component_count(&graph) <= 1, pieces_with_floor.len() <= 1);
+    }
+}
+
+#[test]
+fn isaac_tile_maps_turn_back_into_their_room_graphs() {
+    for seed in 0..40 {
+        let floor = generate(
+            5,
+            seed,
+            &IsaacParams {
+                large_rooms: seed % 2 == 0,
+                ..IsaacParams::default()
+            },
+        )
+        .unwrap();
+        let map = floor.tile_map();
+        let rooms = find_regions(&map.tiles, |t| t == Tile::Floor);
+        assert_eq!(
+            rooms.sizes.len(),
+            floor.rooms.len(),
+            "one floor region per room"
+        );
+        let links = contacts(&map.tiles, &rooms, |t| {
+            matches!(t, Tile::Door | Tile::SecretDoor)
+        });
+        let pairs: BTreeSet<(u32, u32)> = floor
+            .graph
+            .links()
+            .map(|(_, a, b, _)| (a.0.min(b.0), a.0.max(b.0)))
+            .collect();
+        assert_eq!(
+            links.len(),
+            pairs.len(),
+            "one contact per pair of rooms with a door"
+        );
+        let graph = regions_to_graph(&rooms, &links);
+        assert_eq!(levelplan::graph::component_count(&graph), 1);
+        assert!(fully_connected(&map.tiles, Tile::walkable));
+    }
+}
+
+#[test]
+fn pattern_rules_last_match_wins_and_bad_rules_are_named() {
+    let table = PatternTable {
+        rules: vec![
+            PatternRule {
+                rows: vec!["???".into(), "?#?".into(), "???".into()],
+                tile: Tile::Wall,
+            },
+            PatternRule {
+                rows: vec!["?.?".into(), "?#?".into(), "?.?".into()],
+                tile: Tile::WallHorizontal,
+            },
+            PatternRule {
+                rows: vec!["???".into(), ".#.".into(), "???".into()],
+                tile: Tile::WallVertical,
+            },
+        ],
+        default: Tile::Floor,
+    };
+    let mut map = Grid::new(3, 3, '.');
+    map.set(1, 1, '#');
+    map.set(0, 1, '#');
+    let tiles = table.convert(&map);
+    assert_eq!(
+        tiles.get(1, 1),
+        Some(&Tile::WallHorizontal),
+        "rule 2 matches, rule 3 does not"
+    );
+    // Cells outside the map match every class: at the left edge, rule 3 still fails on the
+    // right neighbour ('#', not '.'), and rule 2 matches.
+    assert_eq!(tiles.get(0, 1), Some(&Tile::WallHorizontal));
+    assert_eq!(tiles.get(2, 2), Some(&Tile::Floor), "no rule: the default");
+    let err = PatternTable::from_ron(
+        r#"(rules: [(rows: ["???", "?x?", "???"], tile: Wall)], default: Solid)"#,
+        "l2.ron",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        TableError::Rule {
+            file: "l2.ron".into(),
+            rule: 0,
+            problem: "'x' is no class letter; valid: ? # . D (space) d w _ *".into()
+        }
+    );
+    let err = MarchingTable::from_ron("(tiles: [Floor])", "short.ron").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the table lists 1 tiles; it needs exactly 16"),
+        "{err}"
+    );
+    let err = MarchingTable::from_ron("(tiles: [Flor])", "typo.ron").unwrap_err();
+    assert!(err.to_string().starts_with("typo.ron:1:"), "{err}");
+}
+
+#[test]
+fn bad_minisets_are_named() {
+    let err = Miniset::list_from_ron(
+        r#"[(name: "stairs", search: ["..", "..."], replace: ["<<", "<<"])]"#,
+        "sets.ron",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "sets.ron: mini-set \"stairs\": field `search`: row \"...\" is not 2 wide like the first row"
+    );
+    let err = Miniset::list_from_ron(
+        r#"[(name: "stairs", search: [".."], replace: ["<<", "<<"])]"#,
+        "sets.ron",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MinisetError::Invalid {
+                field: "replace",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = Miniset::list_from_ron(
+        r#"[(name: "odd", search: ["Q"], replace: ["."])]"#,
+        "sets.ron",
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("'Q' is no tile glyph"), "{err}");
+}

@@ -308,3 +308,21 @@ fn generate_isaac_writes_a_tiled_map() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--svg and --tmj need a recipe with a tile map"));
 }
+
+#[test]
+fn generate_cathedral_prints_the_map() {
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "cathedral",
+        "--level",
+        "1",
+        "--seed",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let golden = std::fs::read_to_string("fixtures/golden/cathedral_level1_seed1.txt").unwrap();
+    assert!(out.contains(&golden), "the CLI prints the golden map");
+    assert!(out.contains("from the stairs up to the stairs down"));
+}

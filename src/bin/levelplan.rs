@@ -35,10 +35,11 @@ enum Command {
     /// With no options it uses the built-in default flow and seed 1. `--recipe isaac` makes a
     /// grid floor plan in the style of The Binding of Isaac instead.
     Generate {
-        /// The generator: `flow` (a flow template, see --flow) or `isaac` (grid floor plans).
-        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac"])]
+        /// The generator: `flow` (a flow template, see --flow), `isaac` (grid floor plans) or
+        /// `cathedral` (Diablo's first stage).
+        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac", "cathedral"])]
         recipe: String,
-        /// The level (floor number) for recipes that grow with it (isaac).
+        /// The level (floor number) for recipes that grow with it (isaac, cathedral).
         #[arg(long, default_value_t = 1, value_name = "L")]
         level: u32,
         /// Isaac: use Rebirth's large rooms (2x2, 2x1, L shapes, narrow corridors).
@@ -133,6 +134,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
             svg,
             tmj,
         } => {
+            if recipe == "cathedral" {
+                let outputs = [
+                    dot.as_deref(),
+                    json.as_deref(),
+                    ron.as_deref(),
+                    svg.as_deref(),
+                    tmj.as_deref(),
+                ];
+                return cathedral(floor_level, seed, outputs);
+            }
             if recipe == "isaac" {
                 let params = IsaacParams {
                     large_rooms,
@@ -346,6 +357,48 @@ fn isaac(
     write_output(ron_path, || {
         ron::ser::to_string_pretty(&document, ron::ser::PrettyConfig::default())
             .expect("a floor always serialises")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `generate --recipe cathedral`: the level as text, a summary, and the outputs asked for.
+fn cathedral(
+    level: u32,
+    seed: u64,
+    [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
+) -> Result<ExitCode, String> {
+    let stage =
+        levelplan::recipes::diablo::cathedral::generate(level, seed).map_err(|e| e.to_string())?;
+    println!(
+        "cathedral, level {level}, seed {seed}: {} rooms, {} doors and arches between them, {} attempts",
+        stage.graph.room_count(),
+        stage.graph.link_count(),
+        stage.attempts
+    );
+    print!("{}", stage.tiles.to_ascii());
+    println!("< stairs up, > stairs down, D door, A arch, f fence, o pillar; walls | - + * #");
+    let walkthrough =
+        solve(&stage.graph).map_err(|e| format!("the level is not completable: {e}"))?;
+    println!(
+        "from the stairs up to the stairs down: {} rooms walked",
+        walkthrough.rooms_walked
+    );
+    let composites = decompose(&stage.graph);
+    let title = format!("cathedral level {level} (seed {seed})");
+    write_output(dot, || {
+        to_dot_with_composites(&stage.graph, &title, &composites)
+    })?;
+    write_output(json, || {
+        serde_json::to_string_pretty(&stage).expect("a level always serialises")
+    })?;
+    write_output(ron_path, || {
+        ron::ser::to_string_pretty(&stage, ron::ser::PrettyConfig::default())
+            .expect("a level always serialises")
+    })?;
+    write_output(svg, || tilemap_to_svg(&stage.tiles, 12, |_| None, &[]))?;
+    let no_objects: [levelplan::export::tiled::TiledObject; 0] = [];
+    write_output(tmj, || {
+        levelplan::export::tiled::to_tmj(&stage.tiles, &no_objects)
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 //! as it arrives, the layout layer). [`regions_to_graph`] turns a raster level's regions back
 //! into a graph.
 
+pub mod diablo;
 pub mod isaac;
 
 use crate::graph::{LevelGraph, Link, Room, RoomId, RoomKind};

@@ -1,0 +1,16 @@
+//! Time per Diablo stage level.
+
+use levelplan::recipes::diablo::cathedral;
+
+fn main() {
+    divan::main();
+}
+
+#[divan::bench(args = [1, 2, 4])]
+fn cathedral_level(bencher: divan::Bencher, level: u32) {
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        cathedral::generate(level, seed).unwrap()
+    });
+}

@@ -221,13 +221,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 composites: &composites,
                 walkthrough: &walkthrough,
             };
-            write_output(json.as_deref(), || {
-                serde_json::to_string_pretty(&document).expect("a level always serialises")
-            })?;
-            write_output(ron.as_deref(), || {
-                ron::ser::to_string_pretty(&document, ron::ser::PrettyConfig::default())
-                    .expect("a level always serialises")
-            })?;
+            write_document(json.as_deref(), ron.as_deref(), &document)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { files } => {
@@ -298,6 +292,21 @@ fn load_flow(name_or_file: &str) -> Result<FlowTemplate, String> {
     }
 }
 
+/// Writes a level document as JSON and/or RON, where asked.
+fn write_document<T: serde::Serialize>(
+    json: Option<&Path>,
+    ron_path: Option<&Path>,
+    document: &T,
+) -> Result<(), String> {
+    write_output(json, || {
+        serde_json::to_string_pretty(document).expect("a level always serialises")
+    })?;
+    write_output(ron_path, || {
+        ron::ser::to_string_pretty(document, ron::ser::PrettyConfig::default())
+            .expect("a level always serialises")
+    })
+}
+
 fn write_output(path: Option<&Path>, text: impl FnOnce() -> String) -> Result<(), String> {
     if let Some(path) = path {
         std::fs::write(path, text())
@@ -351,13 +360,7 @@ fn isaac(
         composites: &composites,
         walkthrough: &walkthrough,
     };
-    write_output(json, || {
-        serde_json::to_string_pretty(&document).expect("a floor always serialises")
-    })?;
-    write_output(ron_path, || {
-        ron::ser::to_string_pretty(&document, ron::ser::PrettyConfig::default())
-            .expect("a floor always serialises")
-    })?;
+    write_document(json, ron_path, &document)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -388,13 +391,7 @@ fn cathedral(
     write_output(dot, || {
         to_dot_with_composites(&stage.graph, &title, &composites)
     })?;
-    write_output(json, || {
-        serde_json::to_string_pretty(&stage).expect("a level always serialises")
-    })?;
-    write_output(ron_path, || {
-        ron::ser::to_string_pretty(&stage, ron::ser::PrettyConfig::default())
-            .expect("a level always serialises")
-    })?;
+    write_document(json, ron_path, &stage)?;
     write_output(svg, || tilemap_to_svg(&stage.tiles, 12, |_| None, &[]))?;
     let no_objects: [levelplan::export::tiled::TiledObject; 0] = [];
     write_output(tmj, || {

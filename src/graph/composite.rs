@@ -106,11 +106,7 @@ impl Decomposition {
 /// ```
 pub fn decompose(graph: &LevelGraph) -> Decomposition {
     let n = graph.room_bound();
-    let link_bound = graph
-        .links()
-        .map(|(l, ..)| l.0 as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let link_bound = graph.link_bound();
     let mut adj: Vec<Vec<(LinkId, usize)>> = vec![Vec::new(); n];
     let mut one_way = vec![false; link_bound];
     for (l, a, b, link) in graph.links() {

@@ -672,6 +672,12 @@ impl LevelGraph {
         self.rooms.len()
     }
 
+    /// One more than the highest link id ever handed out: the length of a vector indexed by
+    /// `LinkId.0` that has a slot for every link.
+    pub fn link_bound(&self) -> usize {
+        self.links.len()
+    }
+
     /// The rooms a player in `room` can walk to directly (locks aside; one-way links and windows
     /// respected), each with the link used, in link id order.
     pub fn exits(&self, room: RoomId) -> impl Iterator<Item = (LinkId, RoomId)> + '_ {

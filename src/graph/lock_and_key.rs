@@ -81,11 +81,7 @@ pub fn place_openers<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R, recen
         .rooms()
         .flat_map(|(_, r)| r.items.iter().filter_map(Item::opens))
         .collect();
-    let link_bound = graph
-        .links()
-        .map(|(l, ..)| l.0 as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let link_bound = graph.link_bound();
     let mut open = vec![false; link_bound];
     let mut pending: Vec<(LinkId, Lock)> = Vec::new();
     for (l, lock) in graph.locks() {
@@ -504,11 +500,7 @@ fn lock_regions<R: Rng + ?Sized>(
             opener,
         })
         .collect();
-    let link_bound = graph
-        .links()
-        .map(|(l, ..)| l.0 as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let link_bound = graph.link_bound();
     let mut is_gate = vec![false; link_bound];
     for &r in order {
         if gates[r.0 as usize] {

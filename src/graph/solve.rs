@@ -445,11 +445,7 @@ impl Level {
                 }
             }
         }
-        let link_bound = graph
-            .links()
-            .map(|(l, ..)| l.0 as usize + 1)
-            .max()
-            .unwrap_or(0);
+        let link_bound = graph.link_bound();
         let mut small_index = vec![None; link_bound];
         let mut links = vec![None; link_bound];
         let mut adjacency = vec![Vec::new(); n];

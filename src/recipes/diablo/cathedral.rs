@@ -292,14 +292,21 @@ fn close_edges(tiles: &mut Grid<Tile>) {
     }
 }
 
-/// Straight dividing walls: from a wall tile with open floor beside it (floor on both sides
+/// Straight dividing walls: from a wall corner with open floor beside it (floor on both sides
 /// of the run), a run of at least two floor tiles ending on a wall becomes a wall (or a fence)
-/// with one door (or arch) at a random place; doors are protected.
+/// with one door (or arch) at a random place; doors are protected. Style: `rand(4)` 0 and 1
+/// a wall with a door, 2 a wall with an arch, 3 a fence with a door; `rand(6) == 5` makes the
+/// door an arch.
 fn add_walls<R: Rng + ?Sized>(tiles: &mut Grid<Tile>, protected: &mut Grid<bool>, rng: &mut R) {
     let n = SIZE as i64;
     for y in 0..n {
         for x in 0..n {
-            if !tiles.get(x, y).is_some_and(|t| t.is_wall()) || protected.get(x, y) == Some(&true) {
+            // Dividing walls start at the corners marching squares left where budded rooms
+            // meet (and at the ends of walls placed before).
+            let stub = tiles
+                .get(x, y)
+                .is_some_and(|t| matches!(t, Tile::WallCornerInner | Tile::WallCornerOuter));
+            if !stub || protected.get(x, y) == Some(&true) {
                 continue;
             }
             for (dx, dy) in [(1, 0), (0, 1)] {

@@ -14,3 +14,12 @@ fn cathedral_level(bencher: divan::Bencher, level: u32) {
         cathedral::generate(level, seed).unwrap()
     });
 }
+
+#[divan::bench(args = [13, 16])]
+fn hell_level(bencher: divan::Bencher, level: u32) {
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        levelplan::recipes::diablo::hell::generate(level, seed).unwrap()
+    });
+}

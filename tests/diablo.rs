@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use levelplan::graph::solve::solve;
-use levelplan::recipes::diablo::cathedral;
+use levelplan::recipes::diablo::{Stage, cathedral, hell};
 use levelplan::tiles::Tile;
 use levelplan::tiles::regions::fully_connected;
 use proptest::prelude::*;
@@ -14,32 +14,61 @@ proptest! {
     #[test]
     fn cathedral_levels_are_connected_with_reachable_stairs(level in 1u32..=4, seed in any::<u64>()) {
         let stage = cathedral::generate(level, seed).unwrap();
-        let tiles = &stage.tiles.tiles;
-        // One piece: the flood fill from the stairs up reaches every walkable tile.
-        prop_assert!(fully_connected(tiles, Tile::walkable));
-        let (ux, uy) = stage.stairs_up;
-        let (dx, dy) = stage.stairs_down;
-        prop_assert_eq!(tiles.get(ux as i64, uy as i64), Some(&Tile::StairsUp));
-        prop_assert_eq!(tiles.get(dx as i64, dy as i64), Some(&Tile::StairsDown));
-        let reach = stage.tiles.flood_fill(ux as i64, uy as i64, Tile::walkable);
-        prop_assert_eq!(reach.get(dx as i64, dy as i64), Some(&true));
-        // The area threshold holds: at least that many cells were carved (walls and doors now
-        // stand on some of them, never on more than the blank lost to them).
-        let open = tiles.values().iter().filter(|t| !matches!(t, Tile::Solid)).count();
-        prop_assert!(open >= cathedral::area_threshold(level));
-        // Its rooms form a graph the solver walks from the stairs up to the stairs down.
-        prop_assert!(solve(&stage.graph).is_ok());
+        check_stage(&stage)?;
+        // The area threshold holds: at least that many cells of the blank were carved.
+        let carved = stage.blank.values().iter().filter(|&&b| b).count();
+        prop_assert!(carved >= cathedral::area_threshold(level));
         // Same seed, same level.
         prop_assert_eq!(cathedral::generate(level, seed).unwrap(), stage);
     }
 }
 
+/// What every stage's level guarantees: one piece, both stairs, reachable, a solvable graph.
+fn check_stage(stage: &Stage) -> Result<(), TestCaseError> {
+    let tiles = &stage.tiles.tiles;
+    prop_assert!(fully_connected(tiles, Tile::walkable));
+    let (ux, uy) = stage.stairs_up;
+    let (dx, dy) = stage.stairs_down;
+    prop_assert_eq!(tiles.get(ux as i64, uy as i64), Some(&Tile::StairsUp));
+    prop_assert_eq!(tiles.get(dx as i64, dy as i64), Some(&Tile::StairsDown));
+    let reach = stage.tiles.flood_fill(ux as i64, uy as i64, Tile::walkable);
+    prop_assert_eq!(reach.get(dx as i64, dy as i64), Some(&true));
+    prop_assert!(solve(&stage.graph).is_ok());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn hell_levels_are_mirrored_connected_and_big_enough(level in 13u32..=16, seed in any::<u64>()) {
+        let stage = hell::generate(level, seed).unwrap();
+        check_stage(&stage)?;
+        let b = &stage.blank;
+        prop_assert_eq!((b.width(), b.height()), (40, 40));
+        for ((x, y), v) in b.iter() {
+            let (x, y) = (x as i64, y as i64);
+            prop_assert_eq!(Some(v), b.get(39 - x, y), "mirrored left-right");
+            prop_assert_eq!(Some(v), b.get(x, 39 - y), "mirrored top-bottom");
+        }
+        prop_assert!(b.values().iter().filter(|&&c| c).count() >= hell::AREA_THRESHOLD);
+        prop_assert_eq!(hell::generate(level, seed).unwrap(), stage);
+    }
+}
+
 #[test]
-fn cathedral_golden_maps() {
-    for (level, seed) in [(1u32, 1u64), (3, 2)] {
-        let stage = cathedral::generate(level, seed).unwrap();
+fn golden_maps() {
+    for (name, level, seed) in [
+        ("cathedral", 1u32, 1u64),
+        ("cathedral", 3, 2),
+        ("hell", 13, 3),
+    ] {
+        let stage = match name {
+            "hell" => hell::generate(level, seed).unwrap(),
+            _ => cathedral::generate(level, seed).unwrap(),
+        };
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(
-            "fixtures/golden/cathedral_level{level}_seed{seed}.txt"
+            "fixtures/golden/{name}_level{level}_seed{seed}.txt"
         ));
         let text = stage.tiles.to_ascii();
         if std::env::var_os("LEVELPLAN_BLESS").is_some() {

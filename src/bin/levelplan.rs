@@ -36,8 +36,8 @@ enum Command {
     /// grid floor plan in the style of The Binding of Isaac instead.
     Generate {
         /// The generator: `flow` (a flow template, see --flow), `isaac` (grid floor plans) or
-        /// `cathedral` (Diablo's first stage).
-        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac", "cathedral"])]
+        /// `cathedral` or `hell` (Diablo's first and last stages).
+        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac", "cathedral", "hell"])]
         recipe: String,
         /// The level (floor number) for recipes that grow with it (isaac, cathedral).
         #[arg(long, default_value_t = 1, value_name = "L")]
@@ -134,7 +134,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             svg,
             tmj,
         } => {
-            if recipe == "cathedral" {
+            if recipe == "cathedral" || recipe == "hell" {
                 let outputs = [
                     dot.as_deref(),
                     json.as_deref(),
@@ -142,7 +142,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     svg.as_deref(),
                     tmj.as_deref(),
                 ];
-                return cathedral(floor_level, seed, outputs);
+                return diablo_stage(&recipe, floor_level, seed, outputs);
             }
             if recipe == "isaac" {
                 let params = IsaacParams {
@@ -364,16 +364,20 @@ fn isaac(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `generate --recipe cathedral`: the level as text, a summary, and the outputs asked for.
-fn cathedral(
+/// `generate --recipe cathedral|hell`: the level as text, a summary, and the outputs asked for.
+fn diablo_stage(
+    recipe: &str,
     level: u32,
     seed: u64,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
-    let stage =
-        levelplan::recipes::diablo::cathedral::generate(level, seed).map_err(|e| e.to_string())?;
+    use levelplan::recipes::diablo::{cathedral, hell};
+    let stage = match recipe {
+        "hell" => hell::generate(level, seed).map_err(|e| e.to_string())?,
+        _ => cathedral::generate(level, seed).map_err(|e| e.to_string())?,
+    };
     println!(
-        "cathedral, level {level}, seed {seed}: {} rooms, {} doors and arches between them, {} attempts",
+        "{recipe}, level {level}, seed {seed}: {} rooms, {} doors and arches between them, {} attempts",
         stage.graph.room_count(),
         stage.graph.link_count(),
         stage.attempts
@@ -387,7 +391,7 @@ fn cathedral(
         walkthrough.rooms_walked
     );
     let composites = decompose(&stage.graph);
-    let title = format!("cathedral level {level} (seed {seed})");
+    let title = format!("{recipe} level {level} (seed {seed})");
     write_output(dot, || {
         to_dot_with_composites(&stage.graph, &title, &composites)
     })?;

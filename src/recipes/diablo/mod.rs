@@ -1,12 +1,26 @@
 //! The four stages of Diablo's dungeons (`shared/spec/diablo.md`): each first carves a
-//! passability blank, then turns it into tiles and stamps mini-sets. So far: the Cathedral.
+//! passability blank, then turns it into tiles and stamps mini-sets. So far: the Cathedral
+//! and Hell; the budding, dividing walls and stairs they share live here.
 //!
 //! Bit-exact compatibility with the game is not a goal; the techniques, constants and
 //! guarantees are.
 
 pub mod cathedral;
+pub mod hell;
 
+use rand::Rng;
 use serde::{Deserialize, Serialize};
+
+use crate::seed;
+use crate::tiles::Grid;
+use crate::tiles::miniset::{Miniset, MinisetSpec};
+use crate::tiles::regions::fully_connected;
+
+/// A tile position `(x, y)`.
+pub type TilePos = (usize, usize);
+
+/// A rectangle `(x, y, w, h)` on a blank.
+pub(crate) type Rect = (i64, i64, i64, i64);
 
 use crate::graph::{LevelGraph, RoomId, RoomKind};
 use crate::recipes::regions_to_graph;
@@ -20,21 +34,23 @@ pub struct Stage {
     pub level: u32,
     /// The seed it came from.
     pub seed: u64,
+    /// The passability blank the tiles were made from (`true`: carved).
+    pub blank: Grid<bool>,
     /// The tiles; each walkable tile's region is its room in `graph`.
     pub tiles: TileMap,
     /// The rooms (regions split by doors and arches) and their doors; the region holding the
     /// stairs up is the entrance, the one holding the stairs down the exit.
     pub graph: LevelGraph,
     /// Where the stairs up are (tile coordinates of their centre).
-    pub stairs_up: (usize, usize),
+    pub stairs_up: TilePos,
     /// Where the stairs down are.
-    pub stairs_down: (usize, usize),
+    pub stairs_down: TilePos,
     /// Blanks generated before one passed every check.
     pub attempts: u32,
 }
 
 /// Tiles that make up rooms (doors and arches join them).
-fn room_tile(t: Tile) -> bool {
+pub(crate) fn room_tile(t: Tile) -> bool {
     t.walkable() && !matches!(t, Tile::Door | Tile::SecretDoor | Tile::Arch)
 }
 
@@ -42,7 +58,8 @@ fn room_tile(t: Tile) -> bool {
 fn finish_stage(
     level: u32,
     seed: u64,
-    tiles: crate::tiles::Grid<Tile>,
+    blank: Grid<bool>,
+    tiles: Grid<Tile>,
     stairs_up: (usize, usize),
     stairs_down: (usize, usize),
     attempts: u32,
@@ -68,10 +85,227 @@ fn finish_stage(
     Stage {
         level,
         seed,
+        blank,
         tiles: map,
         graph,
         stairs_up,
         stairs_down,
         attempts,
+    }
+}
+
+/// The stairs up and down as 3 x 3 mini-sets on open floor (protected once placed), the stairs
+/// down in another room than the stairs up, then the lockout check. Returns the two stairs'
+/// centres, or why the level must be generated again.
+pub(crate) fn place_stairs<R: Rng + ?Sized>(
+    tiles: &mut Grid<Tile>,
+    protected: &mut Grid<bool>,
+    rng: &mut R,
+) -> Result<(TilePos, TilePos), String> {
+    let stairs = |name: &str, tile: char| -> Miniset {
+        let spec = MinisetSpec {
+            name: name.into(),
+            search: vec!["...".into(); 3],
+            replace: vec!["???".into(), format!("?{tile}?"), "???".into()],
+            protect: true,
+        };
+        Miniset::new(&spec, "diablo").expect("a valid built-in mini-set")
+    };
+    let total = tiles.width() * tiles.height();
+    let up = stairs("stairs up", '<')
+        .place_once(tiles, protected, rng, total)
+        .ok_or("the stairs up found no 3 x 3 floor")?;
+    // The stairs down go to another room than the stairs up: the up room is shielded.
+    let rooms = find_regions(tiles, room_tile);
+    let up_room = *rooms
+        .labels
+        .get(up.0 as i64 + 1, up.1 as i64 + 1)
+        .expect("inside");
+    let mut shielded = protected.clone();
+    for ((x, y), label) in rooms.labels.iter() {
+        if label.is_some() && *label == up_room {
+            shielded.set(x as i64, y as i64, true);
+        }
+    }
+    let down_stairs = stairs("stairs down", '>');
+    let down = down_stairs
+        .place_once(tiles, &mut shielded, rng, total)
+        .ok_or("the stairs down found no 3 x 3 floor outside the room of the stairs up")?;
+    down_stairs.stamp(tiles, protected, down.0, down.1);
+    // The lockout check: every walkable tile must be reachable.
+    if !fully_connected(tiles, Tile::walkable) {
+        return Err("the level fell apart into unconnected parts".into());
+    }
+    Ok(((up.0 + 1, up.1 + 1), (down.0 + 1, down.1 + 1)))
+}
+
+/// Sets every cell of the rectangle.
+pub(crate) fn fill(blank: &mut Grid<bool>, (x, y, w, h): Rect) {
+    for py in y..y + h {
+        for px in x..x + w {
+            blank.set(px, py, true);
+        }
+    }
+}
+
+/// Whether the rectangle lies inside the blank (no lower than `min` on either axis) and
+/// holds no room cell.
+fn clear(blank: &Grid<bool>, (x, y, w, h): Rect, min: i64) -> bool {
+    x >= min
+        && y >= min
+        && x + w <= blank.width() as i64
+        && y + h <= blank.height() as i64
+        && (y..y + h).all(|py| (x..x + w).all(|px| blank.get(px, py) == Some(&false)))
+}
+
+/// Recursive budding: a room on one side of `parent` and its mirror on the other, sides 2, 4
+/// or 6 (chances 2/5, 2/5, 1/5), touching the parent and one cell clear of everything else
+/// (and of the blank's edges, no lower than `min`); the axis flips with chance 1/4, and
+/// alternates for the children.
+pub(crate) fn bud<R: Rng + ?Sized>(
+    blank: &mut Grid<bool>,
+    rng: &mut R,
+    parent: Rect,
+    vertical: bool,
+    min: i64,
+) {
+    let vertical = if seed::chance(rng, 0.25) {
+        !vertical
+    } else {
+        vertical
+    };
+    let (px, py, pw, ph) = parent;
+    let side = |rng: &mut R| ((seed::below(rng, 5) + 2) & !1) as i64;
+    let (mut w, mut h) = (2, 2);
+    let mut first: Option<Rect> = None;
+    for _ in 0..20 {
+        w = side(rng);
+        h = side(rng);
+        let (x, y, test) = if vertical {
+            let (x, y) = (px - w, py + ph / 2 - h / 2);
+            (x, y, (x - 1, y - 1, w + 1, h + 2))
+        } else {
+            let (x, y) = (px + pw / 2 - w / 2, py - h);
+            (x, y, (x - 1, y - 1, w + 2, h + 1))
+        };
+        if clear(blank, test, min) {
+            first = Some((x, y, w, h));
+            break;
+        }
+    }
+    // The mirror room uses the last size tried, even when the first room failed.
+    let second = if vertical {
+        let (x, y) = (px + pw, py + ph / 2 - h / 2);
+        clear(blank, (x, y - 1, w + 1, h + 2), min).then_some((x, y, w, h))
+    } else {
+        let (x, y) = (px + pw / 2 - w / 2, py + ph);
+        clear(blank, (x - 1, y, w + 2, h + 1), min).then_some((x, y, w, h))
+    };
+    for r in first.iter().chain(second.iter()) {
+        fill(blank, *r);
+    }
+    if let Some(r) = first {
+        bud(blank, rng, r, !vertical, min);
+    }
+    if let Some(r) = second {
+        bud(blank, rng, r, !vertical, min);
+    }
+}
+
+/// Walls every solid tile that touches floor (8 neighbours): marching squares leave the
+/// right and bottom edges of rooms open.
+pub(crate) fn close_edges(tiles: &mut Grid<Tile>) {
+    let snapshot = tiles.clone();
+    for ((x, y), &t) in snapshot.iter() {
+        if t != Tile::Solid {
+            continue;
+        }
+        let (x, y) = (x as i64, y as i64);
+        let near_floor = (-1..=1).any(|dy| {
+            (-1..=1).any(|dx| snapshot.get(x + dx, y + dy).is_some_and(|n| n.walkable()))
+        });
+        if near_floor {
+            tiles.set(x, y, Tile::Wall);
+        }
+    }
+}
+
+/// How dividing walls look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dividers {
+    /// The Cathedral's: runs of 2 or more; `rand(4)`: 0 and 1 a wall with a door, 2 a wall
+    /// with an arch, 3 a fence with a door; `rand(6) == 5` makes the door an arch.
+    Cathedral,
+    /// Hell's: runs of 4 or more, a wall with a doorway (an opening between two jambs) at
+    /// `1 + rand(len - 3)`.
+    Hell,
+}
+
+/// Straight dividing walls: from a wall corner with open floor beside it (floor on both sides
+/// of the run), a run of floor tiles ending on a wall becomes a wall with an opening at a
+/// random place; openings are protected.
+pub(crate) fn add_walls<R: Rng + ?Sized>(
+    tiles: &mut Grid<Tile>,
+    protected: &mut Grid<bool>,
+    rng: &mut R,
+    style: Dividers,
+) {
+    let (w, h) = (tiles.width() as i64, tiles.height() as i64);
+    for y in 0..h {
+        for x in 0..w {
+            // Dividing walls start at the corners marching squares left where budded rooms
+            // meet (and at the ends of walls placed before).
+            let stub = tiles
+                .get(x, y)
+                .is_some_and(|t| matches!(t, Tile::WallCornerInner | Tile::WallCornerOuter));
+            if !stub || protected.get(x, y) == Some(&true) {
+                continue;
+            }
+            for (dx, dy) in [(1, 0), (0, 1)] {
+                // Across the run: the two neighbours that must be open floor.
+                let (sx, sy) = (dy, dx);
+                let open = |px: i64, py: i64| {
+                    tiles.get(px, py) == Some(&Tile::Floor) && protected.get(px, py) == Some(&false)
+                };
+                let mut len = 0;
+                while open(x + dx * (len + 1), y + dy * (len + 1))
+                    && open(x + dx * (len + 1) + sx, y + dy * (len + 1) + sy)
+                    && open(x + dx * (len + 1) - sx, y + dy * (len + 1) - sy)
+                {
+                    len += 1;
+                }
+                let end = tiles.get(x + dx * (len + 1), y + dy * (len + 1)).copied();
+                let shortest = if style == Dividers::Hell { 4 } else { 2 };
+                if len < shortest || !end.is_some_and(|t| t.is_wall()) {
+                    continue;
+                }
+                let (line, door, at) = match style {
+                    Dividers::Cathedral => {
+                        let roll = seed::below(rng, 4);
+                        let line = if roll == 3 { Tile::Fence } else { Tile::Wall };
+                        let mut door = if roll == 2 { Tile::Arch } else { Tile::Door };
+                        if seed::below(rng, 6) == 5 {
+                            door = Tile::Arch;
+                        }
+                        (line, door, 1 + seed::below(rng, (len - 1) as u64) as i64)
+                    }
+                    // The opening sits between two jambs: one past the drawn offset.
+                    Dividers::Hell => (
+                        Tile::Wall,
+                        Tile::Arch,
+                        2 + seed::below(rng, (len - 3) as u64) as i64,
+                    ),
+                };
+                for i in 1..=len {
+                    let (px, py) = (x + dx * i, y + dy * i);
+                    if i == at {
+                        tiles.set(px, py, door);
+                        protected.set(px, py, true);
+                    } else {
+                        tiles.set(px, py, line);
+                    }
+                }
+            }
+        }
     }
 }

@@ -430,3 +430,19 @@ fn random_levels_cover_every_outcome() {
         "unreachable {unreachable}, soft-lock {soft}, safe {safe}"
     );
 }
+
+#[test]
+fn a_locked_one_way_link_needs_its_key_in_the_walkthrough() {
+    // The key for the locked one-way door lies in the start room; the walkthrough must pick it
+    // up before opening that door (found by the brute-force cross-check).
+    let g = random_level(5, 2, 3, true, 6753355111607069393);
+    let w = solve_with(
+        &g,
+        &SolveOptions {
+            allow_soft_locks: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(replay(&g, &w.steps), Ok(()));
+}

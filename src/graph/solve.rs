@@ -824,7 +824,8 @@ impl Level {
         // paths that use as few locked links as possible.
         let mut needed = vec![false; picks.len()];
         // (from, to, openers held, small locks spent, whether the way back counts too)
-        let mut todo: Vec<(usize, usize, Bits, Bits, bool)> = Vec::new();
+        // (from, to, held, spent, whether the way back counts too, a lock passed on arrival)
+        let mut todo: Vec<(usize, usize, Bits, Bits, bool, Option<Lock>)> = Vec::new();
         let last = &search.states[path[path.len() - 1]];
         todo.push((
             last.at.0 as usize,
@@ -832,6 +833,7 @@ impl Level {
             last.held.clone(),
             last.spent.clone(),
             false,
+            None,
         ));
         for pair in path.windows(2) {
             let (parent, state) = (&search.states[pair[0]], &search.states[pair[1]]);
@@ -844,11 +846,13 @@ impl Level {
                 Transition::Spend(l) => {
                     let (a, b, _) = self.links[l.0 as usize].expect("live");
                     let near = if parent.area.get(a) { a } else { b };
-                    todo.push((from, near, held, spent, true));
+                    todo.push((from, near, held, spent, true, None));
                 }
                 Transition::Move(l, _) => {
-                    let (a, _, _) = self.links[l.0 as usize].expect("live");
-                    todo.push((from, a, held, spent, false));
+                    // Walk to the one-way link's tail, then through it: its own lock counts.
+                    let (a, _, link) = self.links[l.0 as usize].expect("live");
+                    let lock = link.lock.filter(|k| k.opener != Opener::SmallKey);
+                    todo.push((from, a, held, spent, false, lock));
                 }
             }
         }
@@ -878,14 +882,16 @@ impl Level {
                     p.before.clone(),
                     state.spent.clone(),
                     true,
+                    None,
                 ));
             }
         }
-        while let Some((from, to, held, spent, back)) = todo.pop() {
+        while let Some((from, to, held, spent, back, passed)) = todo.pop() {
             let mut locks = self.locks_on_path(from, to, &held, &spent);
             if back {
                 locks.extend(self.locks_on_path(to, from, &held, &spent));
             }
+            locks.extend(passed);
             for lock in locks {
                 // The earliest pick-up of an opener for this lock among those held.
                 let found = picks.iter().position(|p| {
@@ -903,6 +909,7 @@ impl Level {
                         p.before.clone(),
                         state.spent.clone(),
                         true,
+                        None,
                     ));
                 }
             }

@@ -23,3 +23,12 @@ fn hell_level(bencher: divan::Bencher, level: u32) {
         levelplan::recipes::diablo::hell::generate(level, seed).unwrap()
     });
 }
+
+#[divan::bench(args = [9, 12])]
+fn caves_level(bencher: divan::Bencher, level: u32) {
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        levelplan::recipes::diablo::caves::generate(level, seed).unwrap()
+    });
+}

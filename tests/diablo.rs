@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-use levelplan::graph::solve::solve;
-use levelplan::recipes::diablo::{Stage, cathedral, hell};
+use levelplan::recipes::diablo::{Stage, cathedral, caves, hell};
 use levelplan::tiles::Tile;
 use levelplan::tiles::regions::fully_connected;
 use proptest::prelude::*;
@@ -33,7 +32,7 @@ fn check_stage(stage: &Stage) -> Result<(), TestCaseError> {
     prop_assert_eq!(tiles.get(dx as i64, dy as i64), Some(&Tile::StairsDown));
     let reach = stage.tiles.flood_fill(ux as i64, uy as i64, Tile::walkable);
     prop_assert_eq!(reach.get(dx as i64, dy as i64), Some(&true));
-    prop_assert!(solve(&stage.graph).is_ok());
+    prop_assert!(stage.solve().is_ok());
     Ok(())
 }
 
@@ -56,15 +55,50 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn caves_are_big_connected_with_enclosed_pools_and_bridged_rivers(level in 9u32..=12, seed in any::<u64>()) {
+        let (stage, rivers) = caves::generate(level, seed).unwrap();
+        check_stage(&stage)?;
+        prop_assert!(stage.blank.values().iter().filter(|&&b| b).count() >= caves::MIN_FLOOR);
+        let tiles = &stage.tiles.tiles;
+        let river_cells: std::collections::BTreeSet<(usize, usize)> = rivers.iter().flat_map(|r| r.cells.iter().copied()).collect();
+        let mut pool_tiles = 0;
+        for ((x, y), &t) in tiles.iter() {
+            if t != Tile::Lava || river_cells.contains(&(x, y)) {
+                continue;
+            }
+            pool_tiles += 1;
+            // A pool is enclosed: nothing walkable touches it, and it keeps off the map's edge.
+            prop_assert!(x > 0 && y > 0 && x + 1 < tiles.width() && y + 1 < tiles.height());
+            for (dx, dy) in [(0i64, -1i64), (0, 1), (-1, 0), (1, 0)] {
+                let n = *tiles.get(x as i64 + dx, y as i64 + dy).unwrap();
+                prop_assert!(!n.walkable() || river_cells.contains(&((x as i64 + dx) as usize, (y as i64 + dy) as usize)), "pool tile ({}, {}) touches {:?}", x, y, n);
+            }
+        }
+        prop_assert!(pool_tiles > 0, "at least one lava pool");
+        for r in &rivers {
+            prop_assert!(r.cells.len() >= 7);
+            prop_assert!(r.cells.contains(&r.bridge));
+            prop_assert_eq!(tiles.get(r.bridge.0 as i64, r.bridge.1 as i64), Some(&Tile::Bridge));
+        }
+        prop_assert_eq!(caves::generate(level, seed).unwrap().0, stage);
+    }
+}
+
 #[test]
 fn golden_maps() {
     for (name, level, seed) in [
         ("cathedral", 1u32, 1u64),
         ("cathedral", 3, 2),
+        ("caves", 9, 1),
         ("hell", 13, 3),
     ] {
         let stage = match name {
             "hell" => hell::generate(level, seed).unwrap(),
+            "caves" => caves::generate(level, seed).unwrap().0,
             _ => cathedral::generate(level, seed).unwrap(),
         };
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(

@@ -36,8 +36,8 @@ enum Command {
     /// grid floor plan in the style of The Binding of Isaac instead.
     Generate {
         /// The generator: `flow` (a flow template, see --flow), `isaac` (grid floor plans) or
-        /// `cathedral` or `hell` (Diablo's first and last stages).
-        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac", "cathedral", "hell"])]
+        /// `cathedral`, `caves` or `hell` (Diablo's stages).
+        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac", "cathedral", "caves", "hell"])]
         recipe: String,
         /// The level (floor number) for recipes that grow with it (isaac, cathedral).
         #[arg(long, default_value_t = 1, value_name = "L")]
@@ -134,7 +134,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             svg,
             tmj,
         } => {
-            if recipe == "cathedral" || recipe == "hell" {
+            if matches!(recipe.as_str(), "cathedral" | "caves" | "hell") {
                 let outputs = [
                     dot.as_deref(),
                     json.as_deref(),
@@ -364,16 +364,17 @@ fn isaac(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `generate --recipe cathedral|hell`: the level as text, a summary, and the outputs asked for.
+/// `generate --recipe cathedral|caves|hell`: the level as text, a summary, and the outputs asked for.
 fn diablo_stage(
     recipe: &str,
     level: u32,
     seed: u64,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
-    use levelplan::recipes::diablo::{cathedral, hell};
+    use levelplan::recipes::diablo::{cathedral, caves, hell};
     let stage = match recipe {
         "hell" => hell::generate(level, seed).map_err(|e| e.to_string())?,
+        "caves" => caves::generate(level, seed).map_err(|e| e.to_string())?.0,
         _ => cathedral::generate(level, seed).map_err(|e| e.to_string())?,
     };
     println!(
@@ -383,9 +384,12 @@ fn diablo_stage(
         stage.attempts
     );
     print!("{}", stage.tiles.to_ascii());
-    println!("< stairs up, > stairs down, D door, A arch, f fence, o pillar; walls | - + * #");
-    let walkthrough =
-        solve(&stage.graph).map_err(|e| format!("the level is not completable: {e}"))?;
+    println!(
+        "< stairs up, > stairs down, D door, A arch, f fence, o pillar, ~ lava, = bridge; walls | - + * #"
+    );
+    let walkthrough = stage
+        .solve()
+        .map_err(|e| format!("the level is not completable: {e}"))?;
     println!(
         "from the stairs up to the stairs down: {} rooms walked",
         walkthrough.rooms_walked

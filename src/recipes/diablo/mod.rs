@@ -1,11 +1,12 @@
 //! The four stages of Diablo's dungeons (`shared/spec/diablo.md`): each first carves a
-//! passability blank, then turns it into tiles and stamps mini-sets. So far: the Cathedral
-//! and Hell; the budding, dividing walls and stairs they share live here.
+//! passability blank, then turns it into tiles and stamps mini-sets. So far: the Cathedral,
+//! the Caves and Hell; the budding, dividing walls and stairs they share live here.
 //!
 //! Bit-exact compatibility with the game is not a goal; the techniques, constants and
 //! guarantees are.
 
 pub mod cathedral;
+pub mod caves;
 pub mod hell;
 
 use rand::Rng;
@@ -39,8 +40,13 @@ pub struct Stage {
     /// The tiles; each walkable tile's region is its room in `graph`.
     pub tiles: TileMap,
     /// The rooms (regions split by doors and arches) and their doors; the region holding the
-    /// stairs up is the entrance, the one holding the stairs down the exit.
+    /// stairs up is the entrance, the one holding the stairs down the exit (unless both stairs
+    /// are in one room).
     pub graph: LevelGraph,
+    /// The room of the stairs up.
+    pub start: RoomId,
+    /// The room of the stairs down (may be `start` in a level that is one big room).
+    pub goal: RoomId,
     /// Where the stairs up are (tile coordinates of their centre).
     pub stairs_up: TilePos,
     /// Where the stairs down are.
@@ -72,14 +78,20 @@ fn finish_stage(
         let region = *regions.labels.get(x as i64, y as i64).expect("inside");
         map.put(x as i64, y as i64, t, region);
     }
-    for ((x, y), kind) in [
-        (stairs_up, RoomKind::Entrance),
-        (stairs_down, RoomKind::Exit),
-    ] {
-        if let Some(Some(r)) = regions.labels.get(x as i64, y as i64) {
-            if let Some(room) = graph.room_mut(RoomId(*r)) {
-                room.kind = kind;
-            }
+    let room_at = |(x, y): TilePos| {
+        RoomId(
+            regions
+                .labels
+                .get(x as i64, y as i64)
+                .copied()
+                .flatten()
+                .unwrap_or(0),
+        )
+    };
+    let (start, goal) = (room_at(stairs_up), room_at(stairs_down));
+    for (r, kind) in [(goal, RoomKind::Exit), (start, RoomKind::Entrance)] {
+        if let Some(room) = graph.room_mut(r) {
+            room.kind = kind;
         }
     }
     Stage {
@@ -88,6 +100,8 @@ fn finish_stage(
         blank,
         tiles: map,
         graph,
+        start,
+        goal,
         stairs_up,
         stairs_down,
         attempts,
@@ -127,11 +141,17 @@ pub(crate) fn place_stairs<R: Rng + ?Sized>(
             shielded.set(x as i64, y as i64, true);
         }
     }
+    // (A level that is one big room, as caves can be, takes them in the same room.)
     let down_stairs = stairs("stairs down", '>');
-    let down = down_stairs
-        .place_once(tiles, &mut shielded, rng, total)
-        .ok_or("the stairs down found no 3 x 3 floor outside the room of the stairs up")?;
-    down_stairs.stamp(tiles, protected, down.0, down.1);
+    let down = match down_stairs.place_once(tiles, &mut shielded, rng, total) {
+        Some(p) => {
+            down_stairs.stamp(tiles, protected, p.0, p.1);
+            p
+        }
+        None => down_stairs
+            .place_once(tiles, protected, rng, total)
+            .ok_or("the stairs down found no 3 x 3 floor")?,
+    };
     // The lockout check: every walkable tile must be reachable.
     if !fully_connected(tiles, Tile::walkable) {
         return Err("the level fell apart into unconnected parts".into());
@@ -239,6 +259,8 @@ pub(crate) enum Dividers {
     /// Hell's: runs of 4 or more, a wall with a doorway (an opening between two jambs) at
     /// `1 + rand(len - 3)`.
     Hell,
+    /// The Caves': one in four candidates, a fence across floor with a one-tile gap.
+    Caves,
 }
 
 /// Straight dividing walls: from a wall corner with open floor beside it (floor on both sides
@@ -279,6 +301,9 @@ pub(crate) fn add_walls<R: Rng + ?Sized>(
                 if len < shortest || !end.is_some_and(|t| t.is_wall()) {
                     continue;
                 }
+                if style == Dividers::Caves && !seed::chance(rng, 0.25) {
+                    continue;
+                }
                 let (line, door, at) = match style {
                     Dividers::Cathedral => {
                         let roll = seed::below(rng, 4);
@@ -295,6 +320,12 @@ pub(crate) fn add_walls<R: Rng + ?Sized>(
                         Tile::Arch,
                         2 + seed::below(rng, (len - 3) as u64) as i64,
                     ),
+                    // A fence with a one-tile gap.
+                    Dividers::Caves => (
+                        Tile::Fence,
+                        Tile::Floor,
+                        1 + seed::below(rng, (len - 1) as u64) as i64,
+                    ),
                 };
                 for i in 1..=len {
                     let (px, py) = (x + dx * i, y + dy * i);
@@ -307,5 +338,21 @@ pub(crate) fn add_walls<R: Rng + ?Sized>(
                 }
             }
         }
+    }
+}
+
+impl Stage {
+    /// Proves the level completable from the stairs up to the stairs down.
+    pub fn solve(
+        &self,
+    ) -> Result<crate::graph::solve::Walkthrough, crate::graph::solve::Unsolvable> {
+        crate::graph::solve::solve_with(
+            &self.graph,
+            &crate::graph::solve::SolveOptions {
+                start: Some(self.start),
+                goal: Some(self.goal),
+                ..Default::default()
+            },
+        )
     }
 }

@@ -326,3 +326,14 @@ fn generate_cathedral_prints_the_map() {
     assert!(out.contains(&golden), "the CLI prints the golden map");
     assert!(out.contains("from the stairs up to the stairs down"));
 }
+
+#[test]
+fn flow_options_with_other_recipes_are_an_error() {
+    let o = levelplan(&["generate", "--recipe", "isaac", "--locks", "2"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--flow and --locks work on flows; --recipe isaac makes its own level"),
+        "{}",
+        stderr(&o)
+    );
+}

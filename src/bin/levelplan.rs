@@ -30,16 +30,18 @@ struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// Generate a level graph from a flow and print a summary of it.
+    /// Generate a level (from a flow, or with a recipe) and print a summary of it.
     ///
     /// With no options it uses the built-in default flow and seed 1. `--recipe isaac` makes a
-    /// grid floor plan in the style of The Binding of Isaac instead.
+    /// grid floor plan in the style of The Binding of Isaac instead; `--recipe cathedral`,
+    /// `caves` or `hell` one of Diablo's stages.
     Generate {
         /// The generator: `flow` (a flow template, see --flow), `isaac` (grid floor plans) or
         /// `cathedral`, `caves` or `hell` (Diablo's stages).
         #[arg(long, default_value = "flow", value_parser = ["flow", "isaac", "cathedral", "caves", "hell"])]
         recipe: String,
-        /// The level (floor number) for recipes that grow with it (isaac, cathedral).
+        /// The level (floor number): isaac grows with it; the cathedral's area threshold depends
+        /// on it (1 to 4); caves and hell record it.
         #[arg(long, default_value_t = 1, value_name = "L")]
         level: u32,
         /// Isaac: use Rebirth's large rooms (2x2, 2x1, L shapes, narrow corridors).
@@ -134,6 +136,11 @@ fn run(command: Command) -> Result<ExitCode, String> {
             svg,
             tmj,
         } => {
+            if recipe != "flow" && (locks > 0 || flow != DEFAULT_FLOW) {
+                return Err(format!(
+                    "--flow and --locks work on flows; --recipe {recipe} makes its own level"
+                ));
+            }
             if matches!(recipe.as_str(), "cathedral" | "caves" | "hell") {
                 let outputs = [
                     dot.as_deref(),

@@ -1,7 +1,7 @@
 //! Lock-and-key planning: where the locks go, where their openers lie, and the sector
 //! pipeline's chained scripts.
 //!
-//! [`plan`] splits a level into regions of increasing depth from the entrance, locks every way
+//! [`plan`] splits a level into regions behind gates on the walk from the entrance, locks every way
 //! into each region with that region's lock (a key, a switch, a task, or small keys), puts each
 //! opener where the player reaches it before its lock, and proves the result with the
 //! [solver](super::solve): no level it returns can soft-lock the player. [`place_openers`] is the
@@ -286,15 +286,16 @@ pub enum PlanError {
 
 /// Plans locks and openers on a level graph, and proves the result completable.
 ///
-/// 1. Rooms are ordered breadth first from the entrance (walking, one-way links respected),
-///    with the goal (the first exit, else the first boss room) and whatever lies only behind it
-///    last, then cut into `locks + 1` regions of about equal size (with some jitter). Every
-///    room's predecessor in that walk lies in the same or an earlier region, so each region is
-///    reachable once the earlier ones are open.
-/// 2. Every link that leads from an earlier region into region `i` gets region `i`'s lock
-///    (a unique key, a switch, a task, or one small lock per link); links already locked (a
-///    flow's own doors) keep their locks. Optionally, some links into region `i` that are not
-///    needed to reach it become one-way shortcuts back instead.
+/// 1. The rooms are walked breadth first from the entrance (one-way links respected), the
+///    goal (the first exit, else the first boss room) and whatever lies only behind it last.
+///    In that walk's tree, `locks` links become gates: the region behind a gate is its subtree
+///    less the subtrees of the gates below it, so every region is connected and entered through
+///    its gate; gates are chosen from the leaves up so regions have about equal size (with
+///    some jitter).
+/// 2. Every link into a region gets the region's lock (a unique key, a switch, a task, or one
+///    small lock per link; a link between two regions takes the later region's lock); links
+///    already locked (a flow's own doors) keep their locks. Optionally, some links between
+///    regions that are not gates become one-way shortcuts back from the later region instead.
 /// 3. Openers are placed with [`place_openers`]: each where the player gets it before its lock,
 ///    never in a secret room, the exit or a boss room, never behind its own lock.
 /// 4. The [solver](super::solve::solve_with) must accept the level, soft-locks included. If a

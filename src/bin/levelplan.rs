@@ -141,14 +141,14 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     "--flow and --locks work on flows; --recipe {recipe} makes its own level"
                 ));
             }
+            let outputs = [
+                dot.as_deref(),
+                json.as_deref(),
+                ron.as_deref(),
+                svg.as_deref(),
+                tmj.as_deref(),
+            ];
             if matches!(recipe.as_str(), "cathedral" | "caves" | "hell") {
-                let outputs = [
-                    dot.as_deref(),
-                    json.as_deref(),
-                    ron.as_deref(),
-                    svg.as_deref(),
-                    tmj.as_deref(),
-                ];
                 return diablo_stage(&recipe, floor_level, seed, outputs);
             }
             if recipe == "isaac" {
@@ -158,13 +158,6 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     flags: flags.into_iter().collect(),
                     ..IsaacParams::default()
                 };
-                let outputs = [
-                    dot.as_deref(),
-                    json.as_deref(),
-                    ron.as_deref(),
-                    svg.as_deref(),
-                    tmj.as_deref(),
-                ];
                 return isaac(floor_level, seed, &params, outputs);
             }
             if svg.is_some() || tmj.is_some() {

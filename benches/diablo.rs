@@ -32,3 +32,12 @@ fn caves_level(bencher: divan::Bencher, level: u32) {
         levelplan::recipes::diablo::caves::generate(level, seed).unwrap()
     });
 }
+
+#[divan::bench(args = [5, 8])]
+fn catacombs_level(bencher: divan::Bencher, level: u32) {
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        levelplan::recipes::diablo::catacombs::generate(level, seed).unwrap()
+    });
+}

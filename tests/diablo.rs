@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use levelplan::recipes::diablo::{Stage, cathedral, caves, hell};
+use levelplan::recipes::diablo::{Stage, catacombs, cathedral, caves, hell};
 use levelplan::tiles::Tile;
 use levelplan::tiles::regions::fully_connected;
 use proptest::prelude::*;
@@ -88,17 +88,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn catacombs_are_connected_with_little_void(level in 5u32..=8, seed in any::<u64>()) {
+        let stage = catacombs::generate(level, seed).unwrap();
+        check_stage(&stage)?;
+        let void = stage.tiles.tiles.values().iter().filter(|&&t| t == Tile::Solid).count();
+        prop_assert!(void <= catacombs::MAX_VOID, "{} void tiles", void);
+        // Every door stands between two open tiles, across a wall.
+        let tiles = &stage.tiles.tiles;
+        for ((x, y), &t) in tiles.iter() {
+            if t == Tile::Door {
+                let open = |dx: i64, dy: i64| tiles.get(x as i64 + dx, y as i64 + dy).is_some_and(|n| n.walkable());
+                prop_assert!((open(-1, 0) && open(1, 0)) || (open(0, -1) && open(0, 1)), "door ({}, {})", x, y);
+            }
+        }
+        prop_assert_eq!(catacombs::generate(level, seed).unwrap(), stage);
+    }
+}
+
 #[test]
 fn golden_maps() {
     for (name, level, seed) in [
         ("cathedral", 1u32, 1u64),
         ("cathedral", 3, 2),
+        ("catacombs", 5, 1),
         ("caves", 9, 1),
         ("hell", 13, 3),
     ] {
         let stage = match name {
             "hell" => hell::generate(level, seed).unwrap(),
             "caves" => caves::generate(level, seed).unwrap().0,
+            "catacombs" => catacombs::generate(level, seed).unwrap(),
             _ => cathedral::generate(level, seed).unwrap(),
         };
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(

@@ -34,14 +34,18 @@ enum Command {
     ///
     /// With no options it uses the built-in default flow and seed 1. `--recipe isaac` makes a
     /// grid floor plan in the style of The Binding of Isaac instead; `--recipe cathedral`,
-    /// `caves` or `hell` one of Diablo's stages.
+    /// `catacombs`, `caves` or `hell` one of Diablo's stages.
     Generate {
         /// The generator: `flow` (a flow template, see --flow), `isaac` (grid floor plans) or
-        /// `cathedral`, `caves` or `hell` (Diablo's stages).
-        #[arg(long, default_value = "flow", value_parser = ["flow", "isaac", "cathedral", "caves", "hell"])]
+        /// `cathedral`, `catacombs`, `caves` or `hell` (Diablo's stages).
+        #[arg(
+            long,
+            default_value = "flow",
+            value_parser = ["flow", "isaac", "cathedral", "catacombs", "caves", "hell"]
+        )]
         recipe: String,
         /// The level (floor number): isaac grows with it; the cathedral's area threshold depends
-        /// on it (1 to 4); caves and hell record it.
+        /// on it (1 to 4); the other stages record it.
         #[arg(long, default_value_t = 1, value_name = "L")]
         level: u32,
         /// Isaac: use Rebirth's large rooms (2x2, 2x1, L shapes, narrow corridors).
@@ -148,7 +152,10 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 svg.as_deref(),
                 tmj.as_deref(),
             ];
-            if matches!(recipe.as_str(), "cathedral" | "caves" | "hell") {
+            if matches!(
+                recipe.as_str(),
+                "cathedral" | "catacombs" | "caves" | "hell"
+            ) {
                 return diablo_stage(&recipe, floor_level, seed, outputs);
             }
             if recipe == "isaac" {
@@ -364,15 +371,16 @@ fn isaac(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `generate --recipe cathedral|caves|hell`: the level as text, a summary, and the outputs asked for.
+/// `generate --recipe cathedral|catacombs|caves|hell`: the level as text, a summary, and the outputs asked for.
 fn diablo_stage(
     recipe: &str,
     level: u32,
     seed: u64,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
-    use levelplan::recipes::diablo::{cathedral, caves, hell};
+    use levelplan::recipes::diablo::{catacombs, cathedral, caves, hell};
     let stage = match recipe {
+        "catacombs" => catacombs::generate(level, seed).map_err(|e| e.to_string())?,
         "hell" => hell::generate(level, seed).map_err(|e| e.to_string())?,
         "caves" => caves::generate(level, seed).map_err(|e| e.to_string())?.0,
         _ => cathedral::generate(level, seed).map_err(|e| e.to_string())?,

@@ -5,6 +5,7 @@
 //! Bit-exact compatibility with the game is not a goal; the techniques, constants and
 //! guarantees are.
 
+pub mod catacombs;
 pub mod cathedral;
 pub mod caves;
 pub mod hell;

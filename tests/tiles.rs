@@ -255,3 +255,65 @@ fn bad_minisets_are_named() {
     .unwrap_err();
     assert!(err.to_string().contains("'Q' is no tile glyph"), "{err}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn themed_rooms_are_walled_in_with_one_door_and_keep_the_level_whole(
+        w in 8usize..30, h in 8usize..30, seed in any::<u64>(), chance in 0.05f64..1.0, random_size in any::<bool>(),
+    ) {
+        use levelplan::tiles::themes::{enclosed_regions, place_theme_rooms, ThemeRooms};
+        // An open hall with a wall around it and a few pillars.
+        let mut tiles = Grid::new(w, h, Tile::Floor);
+        for ((x, y), _) in Grid::new(w, h, ()).iter() {
+            if x == 0 || y == 0 || x == w - 1 || y == h - 1 || (x * 7 + y * 3) % 23 == 0 {
+                tiles.set(x as i64, y as i64, Tile::Wall);
+            }
+        }
+        let before = find_regions(&tiles, Tile::walkable).sizes.len();
+        let mut protected = Grid::new(w, h, false);
+        let mut rng = levelplan::seed::stream(seed, "themes");
+        let rooms = place_theme_rooms(&mut tiles, &mut protected, &mut rng, ThemeRooms { min: 5, max: 10, chance, random_size });
+        prop_assert_eq!(find_regions(&tiles, Tile::walkable).sizes.len(), before, "still in one piece");
+        let regions = find_regions(&tiles, |t| t == Tile::Floor);
+        let enclosed = enclosed_regions(&tiles, &regions, 1, 100);
+        for &(x, y, s, _) in &rooms {
+            let mut doors = 0;
+            for i in 0..s {
+                for j in 0..s {
+                    let t = *tiles.get((x + i) as i64, (y + j) as i64).unwrap();
+                    let edge = i == 0 || j == 0 || i == s - 1 || j == s - 1;
+                    if edge {
+                        prop_assert!(t == Tile::Wall || t == Tile::Door);
+                        doors += usize::from(t == Tile::Door);
+                    } else {
+                        prop_assert_eq!(t, Tile::Floor);
+                    }
+                }
+            }
+            prop_assert_eq!(doors, 1);
+            let inside = regions.labels.get((x + 1) as i64, (y + 1) as i64).unwrap().unwrap();
+            prop_assert!(enclosed.contains(&inside), "the room's inside is an enclosed region");
+        }
+    }
+}
+
+#[test]
+fn an_open_hall_gets_themed_rooms() {
+    use levelplan::tiles::themes::{ThemeRooms, place_theme_rooms};
+    let mut tiles = Grid::new(24, 24, Tile::Floor);
+    let mut protected = Grid::new(24, 24, false);
+    let rooms = place_theme_rooms(
+        &mut tiles,
+        &mut protected,
+        &mut levelplan::seed::stream(1, "t"),
+        ThemeRooms {
+            min: 6,
+            max: 10,
+            chance: 1.0,
+            random_size: false,
+        },
+    );
+    assert!(rooms.len() >= 2, "{rooms:?}");
+}

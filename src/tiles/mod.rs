@@ -9,6 +9,7 @@
 pub mod convert;
 pub mod miniset;
 pub mod regions;
+pub mod themes;
 
 use std::collections::VecDeque;
 

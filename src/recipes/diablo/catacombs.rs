@@ -11,7 +11,8 @@
 //! 3. Hall cells become floor and the void around them wall; stray doors become wall again; a
 //!    wall one cell thick between two floors without a door gets one (the local lockout fix).
 //! 4. At most 700 void cells must remain, else start over; the 3x3 pattern table
-//!    (`fixtures/tiles/catacombs.ron`) makes the tiles; stairs and the lockout check.
+//!    (`fixtures/tiles/catacombs.ron`) makes the tiles; themed rooms; stairs and the lockout
+//!    check.
 
 use std::collections::VecDeque;
 
@@ -21,6 +22,7 @@ use super::{Stage, finish_stage, place_stairs};
 use crate::seed;
 use crate::tiles::Grid;
 use crate::tiles::convert::PatternTable;
+use crate::tiles::themes::{ThemeRooms, place_theme_rooms};
 
 /// The map's side.
 pub const SIZE: usize = 40;
@@ -114,6 +116,14 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, CatacombsError> {
         };
         let mut tiles = table.convert(&b.map);
         let mut protected = Grid::new(SIZE, SIZE, false);
+        // Themed rooms: every floor tile tried, 6 to 10 a side, fixed size.
+        let themes = ThemeRooms {
+            min: 6,
+            max: 10,
+            chance: 1.0,
+            random_size: false,
+        };
+        place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         match place_stairs(&mut tiles, &mut protected, &mut rng) {
             Ok((up, down)) => {
                 return Ok(finish_stage(level, seed, blank, tiles, up, down, attempt));

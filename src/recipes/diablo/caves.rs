@@ -12,7 +12,7 @@
 //!    tiles, each with chance 1/4; at least one, else start over.
 //! 6. Up to 4 rivers of lava: a walk over floor from beside a pool, at least 7 cells, ending at a
 //!    wall, with one bridge across a straight stretch; kept only if the level stays in one piece.
-//! 7. Fences: a few dividing fences with a gap.
+//! 7. Themed rooms, then a few dividing fences with a gap.
 
 use rand::Rng;
 
@@ -20,6 +20,7 @@ use super::{Dividers, Stage, add_walls, close_edges, finish_stage, place_stairs}
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
 use crate::tiles::regions::{find_regions, fully_connected};
+use crate::tiles::themes::{ThemeRooms, place_theme_rooms};
 use crate::tiles::{Grid, Tile};
 
 /// The map's side.
@@ -92,6 +93,14 @@ pub fn generate(level: u32, seed: u64) -> Result<(Stage, Vec<River>), CavesError
         }
         let rivers = rivers(&mut tiles, &mut rng);
         let mut protected = Grid::new(SIZE, SIZE, false);
+        // Themed rooms: every floor tile tried, 5 to 10 a side, fixed size.
+        let themes = ThemeRooms {
+            min: 5,
+            max: 10,
+            chance: 1.0,
+            random_size: false,
+        };
+        place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Caves);
         match place_stairs(&mut tiles, &mut protected, &mut rng) {
             Ok((up, down)) => {

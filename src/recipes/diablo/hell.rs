@@ -7,7 +7,8 @@
 //! 2. `inner_borders`: a corridor two cells wide from the quadrant's inner edge to its rooms,
 //!    once along a row and once along a column, so the mirrored copies meet.
 //! 3. The mirror: `(x, y)` also sets `(x, 39 - y)`, `(39 - x, y)` and `(39 - x, 39 - y)`.
-//! 4. Marching squares into walls; dividing walls with doorways; stairs; the lockout check.
+//! 4. Marching squares into walls; dividing walls with doorways; themed rooms (not on level
+//!    16); stairs; the lockout check.
 
 use rand::Rng;
 
@@ -15,6 +16,7 @@ use super::{Dividers, Rect, Stage, add_walls, bud, close_edges, fill, finish_sta
 use crate::seed;
 use crate::tiles::Grid;
 use crate::tiles::convert::MarchingTable;
+use crate::tiles::themes::{ThemeRooms, place_theme_rooms};
 
 /// The quadrant's side.
 pub const QUADRANT: usize = 20;
@@ -69,6 +71,17 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, HellError> {
         close_edges(&mut tiles);
         let mut protected = Grid::new(tiles.width(), tiles.height(), false);
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Hell);
+        // Themed rooms (none on level 16, Diablo's lair): 1 floor tile in 8 tried, 7 to 10 a
+        // side, random size.
+        if level != 16 {
+            let themes = ThemeRooms {
+                min: 7,
+                max: 10,
+                chance: 1.0 / 8.0,
+                random_size: true,
+            };
+            place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
+        }
         match place_stairs(&mut tiles, &mut protected, &mut rng) {
             Ok((up, down)) => {
                 return Ok(finish_stage(level, seed, blank, tiles, up, down, attempt));

@@ -39,6 +39,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod data;
 pub mod export;
 pub mod graph;
 pub mod recipes;

@@ -236,12 +236,10 @@ impl RoomPools {
 
     /// Reads pools from RON text; `file` names it in errors.
     pub fn from_ron(text: &str, file: &str) -> Result<RoomPools, IsaacError> {
-        ron::Options::default()
-            .from_str(text)
-            .map_err(|e| IsaacError::Pools {
-                file: file.to_string(),
-                message: format!("{}:{}: {}", e.span.start.line, e.span.start.col, e.code),
-            })
+        crate::data::from_ron(text, false).map_err(|e| IsaacError::Pools {
+            file: file.to_string(),
+            message: format!("{}:{}: {}", e.line, e.column, e.message),
+        })
     }
 }
 

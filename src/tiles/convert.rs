@@ -34,14 +34,12 @@ pub enum TableError {
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(text: &str, file: &str) -> Result<T, TableError> {
-    ron::Options::default()
-        .from_str(text)
-        .map_err(|e| TableError::Syntax {
-            file: file.to_string(),
-            line: e.span.start.line,
-            column: e.span.start.col,
-            message: e.code.to_string(),
-        })
+    crate::data::from_ron(text, false).map_err(|e| TableError::Syntax {
+        file: file.to_string(),
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })
 }
 
 /// A marching-squares table: the tile for each of the 16 ways four blank cells can be set.

@@ -132,14 +132,12 @@ impl Miniset {
     /// Reads a list of mini-sets from RON.
     pub fn list_from_ron(text: &str, file: &str) -> Result<Vec<Miniset>, MinisetError> {
         let specs: Vec<MinisetSpec> =
-            ron::Options::default()
-                .from_str(text)
-                .map_err(|e| MinisetError::Syntax {
-                    file: file.to_string(),
-                    line: e.span.start.line,
-                    column: e.span.start.col,
-                    message: e.code.to_string(),
-                })?;
+            crate::data::from_ron(text, false).map_err(|e| MinisetError::Syntax {
+                file: file.to_string(),
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            })?;
         specs.iter().map(|s| Miniset::new(s, file)).collect()
     }
 

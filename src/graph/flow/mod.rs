@@ -483,14 +483,13 @@ impl FlowTemplate {
     /// # Ok::<(), levelplan::FlowError>(())
     /// ```
     pub fn from_ron(text: &str, file: &str) -> Result<FlowTemplate, FlowError> {
-        let options = ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let flow: FlowTemplate = options.from_str(text).map_err(|e| FlowError::Syntax {
-            file: file.to_string(),
-            line: e.span.start.line,
-            column: e.span.start.col,
-            message: e.code.to_string(),
-        })?;
+        let flow: FlowTemplate =
+            crate::data::from_ron(text, true).map_err(|e| FlowError::Syntax {
+                file: file.to_string(),
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            })?;
         flow.validate(file)?;
         Ok(flow)
     }

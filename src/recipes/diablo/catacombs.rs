@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::{Stage, finish_stage, place_stairs};
+use super::{Stage, StageError, finish_stage, place_stairs};
 use crate::seed;
 use crate::tiles::Grid;
 use crate::tiles::convert::PatternTable;
@@ -29,20 +29,6 @@ pub const SIZE: usize = 40;
 
 /// Most void cells a level may keep.
 pub const MAX_VOID: usize = 700;
-
-/// What can go wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CatacombsError {
-    /// No level passed every check within the budget.
-    #[error("no Catacombs level in {attempts} attempts: the last failed because {reason}")]
-    NoLevel {
-        /// Attempts made.
-        attempts: u32,
-        /// Why the last one failed.
-        reason: String,
-    },
-}
 
 /// The built-in 3x3 pattern table.
 pub fn pattern_table() -> PatternTable {
@@ -83,9 +69,9 @@ struct Builder<'r, R: Rng + ?Sized> {
 /// use levelplan::recipes::diablo::catacombs;
 /// let stage = catacombs::generate(5, 3)?;
 /// assert!(stage.solve().is_ok());
-/// # Ok::<(), levelplan::recipes::diablo::catacombs::CatacombsError>(())
+/// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
-pub fn generate(level: u32, seed: u64) -> Result<Stage, CatacombsError> {
+pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
     let mut rng = seed::stream(seed, "catacombs");
     let table = pattern_table();
     let mut reason = String::new();
@@ -131,7 +117,8 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, CatacombsError> {
             Err(r) => reason = r,
         }
     }
-    Err(CatacombsError::NoLevel {
+    Err(StageError::NoLevel {
+        stage: "Catacombs",
         attempts: ATTEMPTS,
         reason,
     })

@@ -15,7 +15,10 @@
 
 use rand::Rng;
 
-use super::{Dividers, Rect, Stage, add_walls, bud, close_edges, fill, finish_stage, place_stairs};
+use super::{
+    Dividers, Rect, Stage, StageError, add_walls, bud, close_edges, fill, finish_stage,
+    place_stairs,
+};
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
 use crate::tiles::{Grid, Tile};
@@ -32,20 +35,6 @@ pub fn area_threshold(level: u32) -> usize {
     }
 }
 
-/// What can go wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CathedralError {
-    /// No blank passed every check within the budget.
-    #[error("no Cathedral level in {attempts} attempts: the last failed because {reason}")]
-    NoLevel {
-        /// Attempts made.
-        attempts: u32,
-        /// Why the last one failed.
-        reason: String,
-    },
-}
-
 /// Generates Cathedral level `level` (1 to 4) from `seed` (the `"cathedral"` sub-stream).
 ///
 /// # Examples
@@ -54,9 +43,9 @@ pub enum CathedralError {
 /// let stage = cathedral::generate(1, 7)?;
 /// assert!(levelplan::graph::solve::solve(&stage.graph).is_ok());
 /// println!("{}", stage.tiles.to_ascii());
-/// # Ok::<(), levelplan::recipes::diablo::cathedral::CathedralError>(())
+/// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
-pub fn generate(level: u32, seed: u64) -> Result<Stage, CathedralError> {
+pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
     let mut rng = seed::stream(seed, "cathedral");
     let threshold = area_threshold(level);
     let mut reason = String::new();
@@ -117,7 +106,8 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, CathedralError> {
             Err(r) => reason = r,
         }
     }
-    Err(CathedralError::NoLevel {
+    Err(StageError::NoLevel {
+        stage: "Cathedral",
         attempts: ATTEMPTS,
         reason,
     })

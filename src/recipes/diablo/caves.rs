@@ -16,7 +16,7 @@
 
 use rand::Rng;
 
-use super::{Dividers, Stage, add_walls, close_edges, finish_stage, place_stairs};
+use super::{Dividers, Stage, StageError, add_walls, close_edges, finish_stage, place_stairs};
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
 use crate::tiles::regions::{find_regions, fully_connected};
@@ -28,20 +28,6 @@ pub const SIZE: usize = 40;
 
 /// Fewest floor cells a level may have.
 pub const MIN_FLOOR: usize = 600;
-
-/// What can go wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CavesError {
-    /// No level passed every check within the budget.
-    #[error("no Caves level in {attempts} attempts: the last failed because {reason}")]
-    NoLevel {
-        /// Attempts made.
-        attempts: u32,
-        /// Why the last one failed.
-        reason: String,
-    },
-}
 
 /// A river of lava: its cells in order and its bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,9 +48,9 @@ pub struct River {
 /// for r in &rivers {
 ///     assert!(r.cells.contains(&r.bridge));
 /// }
-/// # Ok::<(), levelplan::recipes::diablo::caves::CavesError>(())
+/// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
-pub fn generate(level: u32, seed: u64) -> Result<(Stage, Vec<River>), CavesError> {
+pub fn generate(level: u32, seed: u64) -> Result<(Stage, Vec<River>), StageError> {
     let mut rng = seed::stream(seed, "caves");
     let mut reason = String::new();
     // Blocks this ragged reach 600 floor cells in about one cave in twenty, and pass every
@@ -110,7 +96,8 @@ pub fn generate(level: u32, seed: u64) -> Result<(Stage, Vec<River>), CavesError
             Err(r) => reason = r,
         }
     }
-    Err(CavesError::NoLevel {
+    Err(StageError::NoLevel {
+        stage: "Caves",
         attempts: ATTEMPTS,
         reason,
     })

@@ -12,7 +12,10 @@
 
 use rand::Rng;
 
-use super::{Dividers, Rect, Stage, add_walls, bud, close_edges, fill, finish_stage, place_stairs};
+use super::{
+    Dividers, Rect, Stage, StageError, add_walls, bud, close_edges, fill, finish_stage,
+    place_stairs,
+};
 use crate::seed;
 use crate::tiles::Grid;
 use crate::tiles::convert::MarchingTable;
@@ -24,20 +27,6 @@ pub const QUADRANT: usize = 20;
 /// Four times the quadrant's carved area must reach this.
 pub const AREA_THRESHOLD: usize = 692;
 
-/// What can go wrong.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum HellError {
-    /// No level passed every check within the budget.
-    #[error("no Hell level in {attempts} attempts: the last failed because {reason}")]
-    NoLevel {
-        /// Attempts made.
-        attempts: u32,
-        /// Why the last one failed.
-        reason: String,
-    },
-}
-
 /// Generates Hell level `level` from `seed` (the `"hell"` sub-stream).
 ///
 /// # Examples
@@ -46,9 +35,9 @@ pub enum HellError {
 /// let stage = hell::generate(13, 7)?;
 /// // The blank is the same in all four quadrants.
 /// assert_eq!(stage.blank.get(3, 5), stage.blank.get(36, 34));
-/// # Ok::<(), levelplan::recipes::diablo::hell::HellError>(())
+/// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
-pub fn generate(level: u32, seed: u64) -> Result<Stage, HellError> {
+pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
     let mut rng = seed::stream(seed, "hell");
     let mut reason = String::new();
     const ATTEMPTS: u32 = 200;
@@ -89,7 +78,8 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, HellError> {
             Err(r) => reason = r,
         }
     }
-    Err(HellError::NoLevel {
+    Err(StageError::NoLevel {
+        stage: "Hell",
         attempts: ATTEMPTS,
         reason,
     })

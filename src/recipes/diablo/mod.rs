@@ -18,6 +18,22 @@ use crate::tiles::Grid;
 use crate::tiles::miniset::{Miniset, MinisetSpec};
 use crate::tiles::regions::fully_connected;
 
+/// Why a stage could not make a level.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StageError {
+    /// No level passed every check within the stage's attempt budget.
+    #[error("no {stage} level in {attempts} attempts: the last failed because {reason}")]
+    NoLevel {
+        /// The stage.
+        stage: &'static str,
+        /// Attempts made.
+        attempts: u32,
+        /// Why the last one failed.
+        reason: String,
+    },
+}
+
 /// A tile position `(x, y)`.
 pub type TilePos = (usize, usize);
 

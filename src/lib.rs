@@ -42,6 +42,7 @@
 mod data;
 pub mod export;
 pub mod graph;
+pub mod layout;
 pub mod recipes;
 pub mod seed;
 pub mod tiles;

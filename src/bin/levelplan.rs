@@ -1,6 +1,7 @@
 //! The `levelplan` command line: generate levels from flows, check flow files, list flows.
 
 use std::collections::BTreeMap;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,6 +14,8 @@ use levelplan::graph::solve::{Walkthrough, solve};
 use levelplan::graph::{cycle_rank, dead_ends, distances_from, to_dot_with_composites};
 use levelplan::recipes::isaac::{self, IsaacParams};
 use levelplan::{Conditions, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin};
+use levelplan::layout::Planner;
+use levelplan::layout::edgar::EdgarLevel;
 
 /// Graph-first procedural level planning.
 ///
@@ -101,6 +104,30 @@ enum Command {
         /// The flow files to check.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+    },
+    /// Lay out a level description in the format of the Edgar generator
+    /// (`edgar-neutral-level/1`) and write the layout in the shape of Edgar's layouts.
+    Layout {
+        /// The level description (JSON).
+        #[arg(long, value_name = "FILE")]
+        edgar: PathBuf,
+        /// The seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write the layout (JSON); without it, print it.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Check a layout (Edgar's shape) against its level description strictly: no overlaps,
+    /// every connection with a door both templates allow on the shared boundary, corridor rooms
+    /// joining exactly their two rooms, allowed templates and transformations, minimum distance.
+    ///
+    /// Exits non-zero and names the first violation if the layout is invalid.
+    VerifyLayout {
+        /// The level description (Edgar's format).
+        level: PathBuf,
+        /// The layout.
+        layout: PathBuf,
     },
     /// List the built-in flows, or print one's source (a starting point for your own).
     Flows {
@@ -256,6 +283,44 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 Ok(ExitCode::SUCCESS)
             }
         }
+        Command::Layout { edgar, seed, out } => {
+            let level = read_edgar(&edgar)?;
+            let planner = Planner::new(level.problem.clone()).map_err(|e| e.to_string())?;
+            let layout = planner
+                .layout(seed)
+                .map_err(|e| format!("{}: {e}", edgar.display()))?;
+            let text = level.layout_to_json(&layout);
+            match out {
+                Some(path) => {
+                    fs::write(&path, text + "\n")
+                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                    eprintln!(
+                        "{}: {} rooms laid out in {} attempt(s), written to {}",
+                        level.name,
+                        layout.rooms.len(),
+                        layout.attempts,
+                        path.display()
+                    );
+                }
+                None => println!("{text}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::VerifyLayout { level, layout } => {
+            let lvl = read_edgar(&level)?;
+            let text = fs::read_to_string(&layout)
+                .map_err(|e| format!("cannot read {}: {e}", layout.display()))?;
+            match lvl
+                .verify_json(&text, &layout.display().to_string())
+                .map_err(|e| e.to_string())?
+            {
+                Ok(()) => {
+                    println!("valid: {} is a layout of {}", layout.display(), level.display());
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(v) => Err(format!("invalid: {}: {v}", layout.display())),
+            }
+        }
         Command::Flows { name: None } => {
             for name in FlowTemplate::builtin_names() {
                 let flow = FlowTemplate::builtin(name).expect("built-in flows are valid");
@@ -277,6 +342,12 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn read_edgar(path: &Path) -> Result<EdgarLevel, String> {
+    let text =
+        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    EdgarLevel::from_json(&text, &path.display().to_string()).map_err(|e| e.to_string())
 }
 
 fn unknown_flow(name: &str) -> String {

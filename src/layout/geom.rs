@@ -1,0 +1,533 @@
+//! Grid geometry for the embedding layer: integer points, the four facings, the eight
+//! transformations of the square grid, and rectilinear outlines turned into cell masks.
+//!
+//! Coordinates follow the Edgar convention: `x` grows to the right, `y` grows **up**. A point is
+//! a corner between tiles; the cell `(x, y)` is the unit square `[x, x+1] x [y, y+1]`.
+
+use serde::{Deserialize, Serialize};
+
+/// An integer point (a grid corner), or a cell named by its lower-left corner.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub struct Point {
+    /// Horizontal coordinate, growing to the right.
+    pub x: i32,
+    /// Vertical coordinate, growing up.
+    pub y: i32,
+}
+
+impl Point {
+    /// A point.
+    pub const fn new(x: i32, y: i32) -> Point {
+        Point { x, y }
+    }
+
+    /// Manhattan distance.
+    pub fn manhattan(self, other: Point) -> u32 {
+        self.x.abs_diff(other.x) + self.y.abs_diff(other.y)
+    }
+}
+
+impl std::ops::Add for Point {
+    type Output = Point;
+    fn add(self, o: Point) -> Point {
+        Point::new(self.x + o.x, self.y + o.y)
+    }
+}
+
+impl std::ops::Sub for Point {
+    type Output = Point;
+    fn sub(self, o: Point) -> Point {
+        Point::new(self.x - o.x, self.y - o.y)
+    }
+}
+
+impl std::ops::Neg for Point {
+    type Output = Point;
+    fn neg(self) -> Point {
+        Point::new(-self.x, -self.y)
+    }
+}
+
+/// A facing: the outward normal of a wall, or a step on the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Dir {
+    /// `+y`.
+    North,
+    /// `+x`.
+    East,
+    /// `-y`.
+    South,
+    /// `-x`.
+    West,
+}
+
+impl Dir {
+    /// All four, in a fixed order.
+    pub const ALL: [Dir; 4] = [Dir::North, Dir::East, Dir::South, Dir::West];
+
+    /// The unit step.
+    pub fn step(self) -> Point {
+        match self {
+            Dir::North => Point::new(0, 1),
+            Dir::East => Point::new(1, 0),
+            Dir::South => Point::new(0, -1),
+            Dir::West => Point::new(-1, 0),
+        }
+    }
+
+    /// The opposite facing.
+    pub fn opposite(self) -> Dir {
+        match self {
+            Dir::North => Dir::South,
+            Dir::East => Dir::West,
+            Dir::South => Dir::North,
+            Dir::West => Dir::East,
+        }
+    }
+
+    /// Whether walls with this facing run horizontally (north and south walls).
+    pub fn horizontal_wall(self) -> bool {
+        matches!(self, Dir::North | Dir::South)
+    }
+
+    fn from_step(p: Point) -> Dir {
+        match (p.x.signum(), p.y.signum()) {
+            (0, 1) => Dir::North,
+            (1, 0) => Dir::East,
+            (0, -1) => Dir::South,
+            _ => Dir::West,
+        }
+    }
+}
+
+/// One of the eight symmetries of the square grid. The names and point maps are Edgar's
+/// (`TransformationGrid2D`), with `y` up: rotations are clockwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Transform {
+    /// `(x, y)`.
+    Identity,
+    /// `(y, -x)`: a quarter turn clockwise.
+    Rotate90,
+    /// `(-x, -y)`.
+    Rotate180,
+    /// `(-y, x)`: a quarter turn anticlockwise.
+    Rotate270,
+    /// `(x, -y)`: mirrored across the x axis.
+    MirrorX,
+    /// `(-x, y)`: mirrored across the y axis.
+    MirrorY,
+    /// `(y, x)`: mirrored across the main diagonal.
+    Diagonal13,
+    /// `(-y, -x)`: mirrored across the other diagonal.
+    Diagonal24,
+}
+
+impl Transform {
+    /// All eight, in Edgar's order.
+    pub const ALL: [Transform; 8] = [
+        Transform::Identity,
+        Transform::Rotate90,
+        Transform::Rotate180,
+        Transform::Rotate270,
+        Transform::MirrorX,
+        Transform::MirrorY,
+        Transform::Diagonal13,
+        Transform::Diagonal24,
+    ];
+
+    /// The four rotations.
+    pub const ROTATIONS: [Transform; 4] = [
+        Transform::Identity,
+        Transform::Rotate90,
+        Transform::Rotate180,
+        Transform::Rotate270,
+    ];
+
+    /// Maps a point (or a vector).
+    pub fn apply(self, p: Point) -> Point {
+        let (x, y) = (p.x, p.y);
+        let (a, b) = match self {
+            Transform::Identity => (x, y),
+            Transform::Rotate90 => (y, -x),
+            Transform::Rotate180 => (-x, -y),
+            Transform::Rotate270 => (-y, x),
+            Transform::MirrorX => (x, -y),
+            Transform::MirrorY => (-x, y),
+            Transform::Diagonal13 => (y, x),
+            Transform::Diagonal24 => (-y, -x),
+        };
+        Point::new(a, b)
+    }
+
+    /// Maps a facing.
+    pub fn apply_dir(self, d: Dir) -> Dir {
+        Dir::from_step(self.apply(d.step()))
+    }
+
+    /// The name used in data files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transform::Identity => "Identity",
+            Transform::Rotate90 => "Rotate90",
+            Transform::Rotate180 => "Rotate180",
+            Transform::Rotate270 => "Rotate270",
+            Transform::MirrorX => "MirrorX",
+            Transform::MirrorY => "MirrorY",
+            Transform::Diagonal13 => "Diagonal13",
+            Transform::Diagonal24 => "Diagonal24",
+        }
+    }
+}
+
+/// An axis-aligned box of cells: `min` inclusive, `max` exclusive (in points).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rect {
+    /// Lower-left corner.
+    pub min: Point,
+    /// Upper-right corner.
+    pub max: Point,
+}
+
+impl Rect {
+    /// Width in cells.
+    pub fn width(&self) -> i32 {
+        self.max.x - self.min.x
+    }
+
+    /// Height in cells.
+    pub fn height(&self) -> i32 {
+        self.max.y - self.min.y
+    }
+
+    /// Manhattan gap between two boxes of points (0 when they touch or overlap).
+    pub fn gap(&self, o: &Rect) -> u32 {
+        let gx = (o.min.x - self.max.x).max(self.min.x - o.max.x).max(0);
+        let gy = (o.min.y - self.max.y).max(self.min.y - o.max.y).max(0);
+        (gx + gy) as u32
+    }
+
+    /// The centre, doubled (to stay in integers).
+    pub fn centre2(&self) -> Point {
+        Point::new(self.min.x + self.max.x, self.min.y + self.max.y)
+    }
+}
+
+/// A side of an outline: an axis-aligned segment from `a` to `b` (`a < b`), with the facing of
+/// the room's outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Side {
+    /// Lower end.
+    pub a: Point,
+    /// Upper end.
+    pub b: Point,
+    /// Outward normal.
+    pub facing: Dir,
+}
+
+impl Side {
+    /// Length in cells.
+    pub fn len(&self) -> i32 {
+        (self.b.x - self.a.x) + (self.b.y - self.a.y)
+    }
+
+    /// Whether it has no length.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the (axis-aligned) segment `p..q` lies on this side.
+    pub fn contains_segment(&self, p: Point, q: Point) -> bool {
+        let (lo, hi) = (p.min(q), p.max(q));
+        if self.facing.horizontal_wall() {
+            lo.y == self.a.y && hi.y == self.a.y && lo.x >= self.a.x && hi.x <= self.b.x
+        } else {
+            lo.x == self.a.x && hi.x == self.a.x && lo.y >= self.a.y && hi.y <= self.b.y
+        }
+    }
+}
+
+/// Manhattan distance between two axis-aligned segments (each given by its two ends).
+pub fn segment_gap(a0: Point, a1: Point, b0: Point, b1: Point) -> u32 {
+    let gap = |lo1: i32, hi1: i32, lo2: i32, hi2: i32| (lo2 - hi1).max(lo1 - hi2).max(0);
+    let gx = gap(
+        a0.x.min(a1.x),
+        a0.x.max(a1.x),
+        b0.x.min(b1.x),
+        b0.x.max(b1.x),
+    );
+    let gy = gap(
+        a0.y.min(a1.y),
+        a0.y.max(a1.y),
+        b0.y.min(b1.y),
+        b0.y.max(b1.y),
+    );
+    (gx + gy) as u32
+}
+
+/// What is wrong with an outline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutlineProblem {
+    /// Fewer than four corners.
+    TooFewPoints(usize),
+    /// Two consecutive corners differ in both coordinates.
+    NotRectilinear(Point, Point),
+    /// Two consecutive corners are equal.
+    RepeatedPoint(Point),
+    /// The outline crosses or touches itself.
+    SelfIntersecting,
+    /// Wider or taller than the limit.
+    TooLarge(i32, i32),
+}
+
+impl std::fmt::Display for OutlineProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutlineProblem::TooFewPoints(n) => {
+                write!(f, "an outline needs at least 4 corners, this one has {n}")
+            }
+            OutlineProblem::NotRectilinear(p, q) => write!(
+                f,
+                "corners ({}, {}) and ({}, {}) are not on one horizontal or vertical line",
+                p.x, p.y, q.x, q.y
+            ),
+            OutlineProblem::RepeatedPoint(p) => {
+                write!(f, "corner ({}, {}) is repeated", p.x, p.y)
+            }
+            OutlineProblem::SelfIntersecting => write!(f, "the outline crosses or touches itself"),
+            OutlineProblem::TooLarge(w, h) => write!(
+                f,
+                "the outline is {w} x {h} cells; at most {MAX_SIDE} x {MAX_SIDE} is allowed"
+            ),
+        }
+    }
+}
+
+/// Largest width or height of a room template, in cells.
+pub const MAX_SIDE: i32 = 256;
+
+/// A rectilinear outline rasterised: its box, a cell mask and its sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mask {
+    /// Width in cells (the outline's lower-left corner is at the origin).
+    pub width: i32,
+    /// Height in cells.
+    pub height: i32,
+    /// Row-major (`y * width + x`) inside flags.
+    pub bits: Vec<bool>,
+    /// Number of inside cells.
+    pub area: u32,
+    /// Whether the mask fills its box.
+    pub is_rect: bool,
+    /// The sides, collinear runs merged.
+    pub sides: Vec<Side>,
+}
+
+impl Mask {
+    /// Whether the cell `(x, y)` (relative to the lower-left corner) is inside.
+    pub fn inside(&self, x: i32, y: i32) -> bool {
+        x >= 0
+            && y >= 0
+            && x < self.width
+            && y < self.height
+            && self.bits[(y * self.width + x) as usize]
+    }
+
+    /// Rasterises a closed outline whose lower-left box corner is the origin.
+    pub fn from_outline(points: &[Point]) -> Result<Mask, OutlineProblem> {
+        let pts = simplify(points)?;
+        let max = pts.iter().fold(Point::new(0, 0), |m, p| m.max_each(*p));
+        let (w, h) = (max.x, max.y);
+        if w > MAX_SIDE || h > MAX_SIDE {
+            return Err(OutlineProblem::TooLarge(w, h));
+        }
+        if w <= 0 || h <= 0 {
+            return Err(OutlineProblem::SelfIntersecting);
+        }
+        // Crossing number per row over the vertical edges.
+        let mut bits = vec![false; (w * h) as usize];
+        let n = pts.len();
+        for y in 0..h {
+            let mut xs: Vec<i32> = Vec::new();
+            for i in 0..n {
+                let (p, q) = (pts[i], pts[(i + 1) % n]);
+                if p.x == q.x && p.y.min(q.y) <= y && y < p.y.max(q.y) {
+                    xs.push(p.x);
+                }
+            }
+            xs.sort_unstable();
+            for pair in xs.chunks(2) {
+                if let [a, b] = pair {
+                    for x in *a..*b {
+                        bits[(y * w + x) as usize] = true;
+                    }
+                }
+            }
+        }
+        let area = bits.iter().filter(|b| **b).count() as u32;
+        // Shoelace area must match the cells, and the boundary length must match the count of
+        // cell edges between inside and outside; both fail for self-touching outlines.
+        let mut twice = 0i64;
+        let mut perimeter = 0i64;
+        for i in 0..n {
+            let (p, q) = (pts[i], pts[(i + 1) % n]);
+            twice += p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64;
+            perimeter += p.manhattan(q) as i64;
+        }
+        let mask_inside = |x: i32, y: i32| {
+            x >= 0 && y >= 0 && x < w && y < h && bits[(y * w + x) as usize]
+        };
+        let mut edges = 0i64;
+        for y in -1..=h {
+            for x in -1..=w {
+                let c = mask_inside(x, y);
+                edges += (c != mask_inside(x + 1, y)) as i64 + (c != mask_inside(x, y + 1)) as i64;
+            }
+        }
+        if twice.abs() != 2 * area as i64 || edges != perimeter {
+            return Err(OutlineProblem::SelfIntersecting);
+        }
+        let mut sides = Vec::with_capacity(n);
+        for i in 0..n {
+            let (p, q) = (pts[i], pts[(i + 1) % n]);
+            let (a, b) = (p.min(q), p.max(q));
+            let facing = if a.x == b.x {
+                if mask_inside(a.x, a.y) {
+                    Dir::West
+                } else {
+                    Dir::East
+                }
+            } else if mask_inside(a.x, a.y) {
+                Dir::South
+            } else {
+                Dir::North
+            };
+            sides.push(Side { a, b, facing });
+        }
+        Ok(Mask {
+            width: w,
+            height: h,
+            is_rect: area == (w * h) as u32,
+            bits,
+            area,
+            sides,
+        })
+    }
+}
+
+impl Point {
+    fn max_each(self, o: Point) -> Point {
+        Point::new(self.x.max(o.x), self.y.max(o.y))
+    }
+
+    fn min_each(self, o: Point) -> Point {
+        Point::new(self.x.min(o.x), self.y.min(o.y))
+    }
+}
+
+/// The lower-left corner of the box around some points.
+pub fn min_corner(points: &[Point]) -> Point {
+    points
+        .iter()
+        .fold(Point::new(i32::MAX, i32::MAX), |m, p| m.min_each(*p))
+}
+
+/// Checks an outline is closed, rectilinear and without repeated corners; merges collinear
+/// runs.
+fn simplify(points: &[Point]) -> Result<Vec<Point>, OutlineProblem> {
+    let mut pts: Vec<Point> = points.to_vec();
+    if pts.len() > 1 && pts.first() == pts.last() {
+        pts.pop();
+    }
+    if pts.len() < 4 {
+        return Err(OutlineProblem::TooFewPoints(pts.len()));
+    }
+    let n = pts.len();
+    for i in 0..n {
+        let (p, q) = (pts[i], pts[(i + 1) % n]);
+        if p == q {
+            return Err(OutlineProblem::RepeatedPoint(p));
+        }
+        if p.x != q.x && p.y != q.y {
+            return Err(OutlineProblem::NotRectilinear(p, q));
+        }
+    }
+    let mut seen = pts.clone();
+    seen.sort_unstable();
+    if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+        return Err(OutlineProblem::RepeatedPoint(w[0]));
+    }
+    // Drop corners in the middle of a straight run.
+    let mut out: Vec<Point> = Vec::with_capacity(n);
+    for i in 0..n {
+        let (prev, p, next) = (pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
+        let straight = (prev.x == p.x && p.x == next.x) || (prev.y == p.y && p.y == next.y);
+        if !straight {
+            out.push(p);
+        }
+    }
+    if out.len() < 4 {
+        return Err(OutlineProblem::SelfIntersecting);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pts(v: &[(i32, i32)]) -> Vec<Point> {
+        v.iter().map(|&(x, y)| Point::new(x, y)).collect()
+    }
+
+    #[test]
+    fn l_shape_mask_and_sides() {
+        let m = Mask::from_outline(&pts(&[(0, 0), (0, 6), (3, 6), (3, 3), (6, 3), (6, 0)])).unwrap();
+        assert_eq!((m.width, m.height, m.area), (6, 6, 27));
+        assert!(m.inside(0, 5) && !m.inside(4, 4) && m.inside(5, 0));
+        assert_eq!(m.sides.len(), 6);
+        let west = m.sides.iter().find(|s| s.a == Point::new(0, 0) && s.b.x == 0).unwrap();
+        assert_eq!(west.facing, Dir::West);
+        let notch = m.sides.iter().find(|s| s.a == Point::new(3, 3) && s.b == Point::new(6, 3)).unwrap();
+        assert_eq!(notch.facing, Dir::North);
+    }
+
+    #[test]
+    fn bad_outlines_are_named() {
+        assert_eq!(
+            Mask::from_outline(&pts(&[(0, 0), (0, 2), (2, 3), (2, 0)])),
+            Err(OutlineProblem::NotRectilinear(Point::new(0, 2), Point::new(2, 3)))
+        );
+        // A figure eight touching itself at one point.
+        let eight = pts(&[(0, 0), (0, 2), (2, 2), (2, 4), (4, 4), (4, 2), (2, 2), (2, 0)]);
+        assert!(Mask::from_outline(&eight).is_err());
+    }
+
+    #[test]
+    fn transforms_match_edgar_point_maps() {
+        let p = Point::new(2, 5);
+        let got: Vec<Point> = Transform::ALL.iter().map(|t| t.apply(p)).collect();
+        assert_eq!(
+            got,
+            pts(&[(2, 5), (5, -2), (-2, -5), (-5, 2), (2, -5), (-2, 5), (5, 2), (-5, -2)])
+        );
+        assert_eq!(Transform::Rotate90.apply_dir(Dir::North), Dir::East);
+        assert_eq!(Transform::MirrorX.apply_dir(Dir::North), Dir::South);
+    }
+
+    #[test]
+    fn segment_gap_is_manhattan() {
+        let g = segment_gap(
+            Point::new(0, 0),
+            Point::new(0, 4),
+            Point::new(2, 6),
+            Point::new(5, 6),
+        );
+        assert_eq!(g, 4);
+        assert_eq!(
+            segment_gap(Point::new(0, 0), Point::new(4, 0), Point::new(2, 0), Point::new(2, 3)),
+            0
+        );
+    }
+}

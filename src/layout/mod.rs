@@ -1,0 +1,321 @@
+//! The embedding layer: where rooms go.
+//!
+//! A [`LayoutProblem`] lists room templates, rooms (each with the templates it may use) and
+//! links (each realised by direct contact, by an A* corridor, or by contact if possible and a
+//! corridor otherwise). [`Planner::new`] checks the problem and prepares it once: templates are
+//! compiled under their transformations into shapes, and for every pair of shapes that a link
+//! may join, the *configuration space* is computed: every offset at which the second shape
+//! touches the first with two doors meeting exactly. [`Planner::layout`] then places the rooms
+//! for a seed:
+//!
+//! * the graph is cut into composites (loops first, then trees, `graph::decompose`), and the
+//!   rooms are ordered so that each one after the first has a placed neighbour; a loop grows
+//!   from both ends alternately, so its last room closes it;
+//! * a room's candidate positions are the intersection of the configuration spaces of its
+//!   placed neighbours (exit gluing); collisions are checked with an `rstar` index for the
+//!   broad phase and cell masks for the exact test, plus the minimum distance between rooms
+//!   that are not linked;
+//! * loop rooms prefer positions that bring the two open ends together, and positions that
+//!   cannot be joined to the other end any more are cut off;
+//! * the search is depth first with backtracking: a room whose subtrees failed more than three
+//!   times gives up to its parent; each attempt has a step budget and the whole layout a number
+//!   of attempts (or a time limit), after which the error names the room and constraint that
+//!   failed most.
+//!
+//! The result, a [`Layout`], gives each room its template, transformation, position and
+//! outline, and each link its doors (and corridor cells). `raster::rasterise` turns it into a
+//! [`TileMap`](crate::tiles::TileMap).
+//!
+//! ```
+//! use levelplan::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
+//!
+//! let mut problem = LayoutProblem::new(vec![
+//!     RoomTemplate::rectangle("small", 6, 6, 1),
+//!     RoomTemplate::rectangle("long", 6, 10, 1),
+//! ]);
+//! for i in 0..4 {
+//!     problem.rooms.push(RoomSpec::new(&format!("r{i}"), vec![0, 1]));
+//! }
+//! for (a, b) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
+//!     problem.links.push(LinkSpec::new(a, b, Realise::Contact));
+//! }
+//! let planner = Planner::new(problem).unwrap();
+//! let layout = planner.layout(7).unwrap();
+//! assert_eq!(layout.rooms.len(), 4);
+//! assert!(planner.check(&layout).is_ok());
+//! ```
+
+pub mod corridor;
+pub mod edgar;
+pub mod geom;
+mod plan;
+pub mod template;
+pub mod verify;
+
+use serde::{Deserialize, Serialize};
+
+pub use geom::{Dir, Point, Rect, Transform};
+pub use plan::Planner;
+pub use template::{
+    DoorKind, DoorLine, DoorMode, DoorSpec, RepeatMode, RoomTemplate, TemplateError,
+    TemplateShape,
+};
+
+/// How a link is realised in space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Realise {
+    /// The two rooms touch and two of their doors coincide.
+    Contact,
+    /// An A* corridor of `min..=max` cells joins a door of each room.
+    Path {
+        /// Shortest corridor, in cells.
+        min: u32,
+        /// Longest corridor, in cells.
+        max: u32,
+    },
+    /// Contact where the search finds it, else a corridor.
+    ContactOrPath {
+        /// Shortest corridor, in cells.
+        min: u32,
+        /// Longest corridor, in cells.
+        max: u32,
+    },
+}
+
+impl Realise {
+    /// The default corridor bounds of the spec: 4 to 30 cells.
+    pub const CORRIDOR: Realise = Realise::Path { min: 4, max: 30 };
+
+    fn path_bounds(self) -> Option<(u32, u32)> {
+        match self {
+            Realise::Contact => None,
+            Realise::Path { min, max } | Realise::ContactOrPath { min, max } => Some((min, max)),
+        }
+    }
+
+    fn contact_allowed(self) -> bool {
+        !matches!(self, Realise::Path { .. })
+    }
+}
+
+/// A room to place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoomSpec {
+    /// A label (used in errors and outputs).
+    pub name: String,
+    /// Indices of the templates it may use; a template listed twice is twice as likely.
+    pub templates: Vec<usize>,
+    /// Whether this room only exists to join two others (a corridor room).
+    #[serde(default)]
+    pub corridor: bool,
+}
+
+impl RoomSpec {
+    /// A room that may use the given templates.
+    pub fn new(name: &str, templates: Vec<usize>) -> RoomSpec {
+        RoomSpec {
+            name: name.to_string(),
+            templates,
+            corridor: false,
+        }
+    }
+}
+
+/// A link between two rooms. Directed doors (entrance-only, exit-only) are matched against
+/// `from -> to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkSpec {
+    /// One room (the way out of it, for directed doors).
+    pub from: usize,
+    /// The other room.
+    pub to: usize,
+    /// How the link is realised.
+    pub realise: Realise,
+}
+
+impl LinkSpec {
+    /// A link.
+    pub fn new(from: usize, to: usize, realise: Realise) -> LinkSpec {
+        LinkSpec { from, to, realise }
+    }
+}
+
+/// When to stop retrying.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RetryPolicy {
+    /// A number of attempts, each from a seed derived from the last (deterministic).
+    Attempts(u32),
+    /// Attempts until this many milliseconds have passed (not reproducible across machines:
+    /// the number of attempts depends on speed).
+    Millis(u64),
+}
+
+/// Search budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Whole-layout retries.
+    pub retry: RetryPolicy,
+    /// Candidate positions tried per attempt, per room.
+    pub steps_per_room: u32,
+    /// How many times a room's subtree may fail before it gives up to its parent.
+    pub failures_per_room: u32,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            retry: RetryPolicy::Attempts(200),
+            steps_per_room: 400,
+            failures_per_room: 3,
+        }
+    }
+}
+
+/// Everything the planner needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LayoutProblem {
+    /// The templates rooms refer to by index.
+    pub templates: Vec<RoomTemplate>,
+    /// The rooms.
+    pub rooms: Vec<RoomSpec>,
+    /// The links.
+    pub links: Vec<LinkSpec>,
+    /// Manhattan distance kept between the outlines of rooms that are not linked (0: they may
+    /// touch).
+    pub min_distance: u32,
+    /// Repeat mode of templates that set none.
+    pub repeat_default: RepeatMode,
+    /// If set, replaces every template's repeat mode.
+    pub repeat_override: Option<RepeatMode>,
+    /// Search budgets.
+    pub budget: Budget,
+}
+
+impl LayoutProblem {
+    /// A problem with these templates and no rooms yet.
+    pub fn new(templates: Vec<RoomTemplate>) -> LayoutProblem {
+        LayoutProblem {
+            templates,
+            rooms: Vec::new(),
+            links: Vec::new(),
+            min_distance: 0,
+            repeat_default: RepeatMode::AllowRepeat,
+            repeat_override: None,
+            budget: Budget::default(),
+        }
+    }
+}
+
+/// A door: a segment of grid points on a room's outline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Segment {
+    /// Lower end.
+    pub a: Point,
+    /// Upper end.
+    pub b: Point,
+}
+
+/// A placed room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedRoom {
+    /// The room's name.
+    pub name: String,
+    /// Index of its template.
+    pub template: usize,
+    /// The template's name.
+    pub template_name: String,
+    /// Its transformation.
+    pub transform: Transform,
+    /// Where the template's origin went: the transformed template, moved by this, gives the
+    /// outline.
+    pub position: Point,
+    /// Lower-left corner of its box.
+    pub min: Point,
+    /// The outline, in level coordinates.
+    pub outline: Vec<Point>,
+    /// Whether it is a corridor room.
+    pub corridor: bool,
+}
+
+/// How a link was realised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedLink {
+    /// The door on the `from` room.
+    pub door_from: Segment,
+    /// The door on the `to` room (the same segment for contact).
+    pub door_to: Segment,
+    /// Corridor cells from the `from` door to the `to` door (empty for contact).
+    pub corridor: Vec<Point>,
+}
+
+/// A finished layout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    /// The seed it was made from.
+    pub seed: u64,
+    /// Attempts it took.
+    pub attempts: u32,
+    /// One per problem room, same order.
+    pub rooms: Vec<PlacedRoom>,
+    /// One per problem link, same order.
+    pub links: Vec<PlacedLink>,
+}
+
+impl Layout {
+    /// The box around every room and corridor.
+    pub fn bounds(&self) -> Rect {
+        let mut min = Point::new(i32::MAX, i32::MAX);
+        let mut max = Point::new(i32::MIN, i32::MIN);
+        for r in &self.rooms {
+            for p in &r.outline {
+                min = Point::new(min.x.min(p.x), min.y.min(p.y));
+                max = Point::new(max.x.max(p.x), max.y.max(p.y));
+            }
+        }
+        for l in &self.links {
+            for c in &l.corridor {
+                min = Point::new(min.x.min(c.x), min.y.min(c.y));
+                max = Point::new(max.x.max(c.x + 1), max.y.max(c.y + 1));
+            }
+        }
+        if min.x > max.x {
+            return Rect {
+                min: Point::default(),
+                max: Point::default(),
+            };
+        }
+        Rect { min, max }
+    }
+
+    /// The layout as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a layout serialises")
+    }
+}
+
+/// Why a layout could not be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LayoutError {
+    /// A template is broken.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    /// The problem refers to something that does not exist, or is inconsistent.
+    #[error("layout problem: {0}")]
+    Problem(String),
+    /// Every attempt failed.
+    #[error(
+        "no layout after {attempts} attempts: {constraint} (room `{room}`{composite} failed most often, {failures} times)"
+    )]
+    NoLayout {
+        /// Attempts made.
+        attempts: u32,
+        /// The room where the search failed most.
+        room: String,
+        /// The composite it belongs to, as text (`""` if none).
+        composite: String,
+        /// How often it failed.
+        failures: u32,
+        /// The constraint that could not be met there.
+        constraint: String,
+    },
+}

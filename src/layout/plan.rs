@@ -29,12 +29,43 @@ struct Touch {
     door_new: u16,
 }
 
+/// How a room is joined to a neighbour placed before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    /// A link of the problem.
+    Link(usize),
+    /// Through corridor room `k` (collapsed: placed together with the second of its two rooms).
+    Via(usize),
+}
+
+/// A corridor room between exactly two rooms, joined to both by contact: the search treats it
+/// as one link whose configuration space is that of room - corridor - room.
+#[derive(Debug, Clone, Copy)]
+struct ViaRoom {
+    /// The room on the `a` side.
+    a: usize,
+    /// The room on the `b` side.
+    b: usize,
+    /// Its corridor class (shapes and door directions).
+    class: u32,
+}
+
+/// Offsets of room `b` from room `a` through a corridor, with every corridor placement that
+/// gives each offset.
+#[derive(Debug, Clone, Default)]
+struct Compound {
+    offsets: Vec<Point>,
+    starts: Vec<u32>,
+    /// (corridor shape, corridor offset from the placed room).
+    alts: Vec<(u32, Point)>,
+}
+
 /// What the search knows about one step of the room order.
 #[derive(Debug, Clone)]
 struct Step {
     room: usize,
-    /// Neighbours placed earlier, with the link to each.
-    earlier: Vec<(usize, usize)>,
+    /// Neighbours placed earlier, with the edge to each.
+    earlier: Vec<(usize, Edge)>,
     /// For a loop room before the loop is closed: the head of the other arm, and how far (in
     /// Manhattan distance between boxes) this room may be from it and still be joined.
     target: Option<(usize, u32)>,
@@ -51,6 +82,11 @@ pub struct Planner {
     repeat: Vec<RepeatMode>,
     adj: Vec<Vec<(usize, usize)>>,
     spaces: HashMap<(u32, u32, bool), Vec<Touch>>,
+    via: Vec<Option<ViaRoom>>,
+    /// Corridor classes: shapes, whether `a` is the `from` of `la`, whether the corridor is the
+    /// `from` of `lb`.
+    classes: Vec<(Vec<u32>, bool, bool)>,
+    compounds: HashMap<(u32, u32, u32, bool), Compound>,
     steps: Vec<Step>,
     composite_of: Vec<String>,
 }
@@ -66,6 +102,8 @@ struct Frame {
     next: usize,
     failures: u32,
     corridors: usize,
+    /// Corridor rooms placed together with this step's room.
+    extra: Vec<usize>,
 }
 
 /// The search state of one attempt.
@@ -155,6 +193,38 @@ impl Planner {
             adj[l.from].push((l.to, i));
             adj[l.to].push((l.from, i));
         }
+        let mut via = vec![None; n];
+        let mut classes: Vec<(Vec<u32>, bool, bool)> = Vec::new();
+        for k in 0..n {
+            if !problem.rooms[k].corridor || adj[k].len() != 2 {
+                continue;
+            }
+            let ((na, la), (nb, lb)) = (adj[k][0], adj[k][1]);
+            let contact = |l: usize| problem.links[l].realise == Realise::Contact;
+            if na == nb
+                || !contact(la)
+                || !contact(lb)
+                || problem.rooms[na].corridor
+                || problem.rooms[nb].corridor
+            {
+                continue;
+            }
+            let mut shapes_k: Vec<u32> = room_shapes[k].iter().map(|x: &(u32, f64)| x.0).collect();
+            shapes_k.sort_unstable();
+            let key = (shapes_k, problem.links[la].from == na, problem.links[lb].from == k);
+            let class = match classes.iter().position(|c| *c == key) {
+                Some(c) => c,
+                None => {
+                    classes.push(key);
+                    classes.len() - 1
+                }
+            } as u32;
+            via[k] = Some(ViaRoom {
+                a: na,
+                b: nb,
+                class,
+            });
+        }
         let mut planner = Planner {
             problem,
             shapes,
@@ -162,6 +232,9 @@ impl Planner {
             repeat,
             adj,
             spaces: HashMap::new(),
+            via,
+            classes,
+            compounds: HashMap::new(),
             steps: Vec::new(),
             composite_of: vec![String::new(); n],
         };
@@ -179,29 +252,56 @@ impl Planner {
         &self.shapes[i as usize]
     }
 
+    /// The neighbours of each room the search sees: collapsed corridor rooms are replaced by a
+    /// `Via` edge between their two rooms.
+    fn virtual_adjacency(&self) -> Vec<Vec<(usize, Edge)>> {
+        let n = self.problem.rooms.len();
+        let mut vadj = vec![Vec::new(); n];
+        for (l, link) in self.problem.links.iter().enumerate() {
+            if self.via[link.from].is_none() && self.via[link.to].is_none() {
+                vadj[link.from].push((link.to, Edge::Link(l)));
+                vadj[link.to].push((link.from, Edge::Link(l)));
+            }
+        }
+        for (k, v) in self.via.iter().enumerate() {
+            if let Some(v) = v {
+                vadj[v.a].push((v.b, Edge::Via(k)));
+                vadj[v.b].push((v.a, Edge::Via(k)));
+            }
+        }
+        vadj
+    }
+
     /// Orders the rooms: loops first, each grown from both ends; then trees, breadth first.
     fn order(&mut self) -> Result<(), LayoutError> {
         let n = self.problem.rooms.len();
+        let vadj = self.virtual_adjacency();
+        let real: Vec<usize> = (0..n).filter(|&r| self.via[r].is_none()).collect();
         let mut g = LevelGraph::new();
         for _ in 0..n {
             g.add_room(Room::new(RoomKind::Normal));
         }
-        for l in &self.problem.links {
-            g.add_link(RoomId(l.from as u32), RoomId(l.to as u32), Link::new(LinkKind::Door));
+        for (r, list) in vadj.iter().enumerate() {
+            for &(nb, _) in list {
+                if r < nb {
+                    g.add_link(RoomId(r as u32), RoomId(nb as u32), Link::new(LinkKind::Door));
+                }
+            }
         }
         let dec = decompose(&g);
         let mut done = vec![false; n];
-        let mut order: Vec<usize> = Vec::with_capacity(n);
+        let mut order: Vec<usize> = Vec::with_capacity(real.len());
         let mut targets: Vec<Option<(usize, Vec<usize>, bool)>> = Vec::new();
         let mut used = vec![false; dec.composites.len()];
         let name = |r: usize| self.problem.rooms[r].name.clone();
         loop {
             // Next composite: one touching what is placed (any, at the start), loops first.
             let touching = |c: &Composite| {
-                order.is_empty()
-                    || c.rooms.iter().any(|r| {
-                        self.adj[r.0 as usize].iter().any(|&(nb, _)| done[nb])
-                    })
+                c.rooms.iter().all(|r| self.via[r.0 as usize].is_none())
+                    && (order.is_empty()
+                        || c.rooms
+                            .iter()
+                            .any(|r| vadj[r.0 as usize].iter().any(|&(nb, _)| done[nb])))
             };
             let pick = (0..dec.composites.len())
                 .filter(|&i| !used[i] && touching(&dec.composites[i]))
@@ -218,13 +318,13 @@ impl Planner {
             } else {
                 *rooms
                     .iter()
-                    .find(|&&r| self.adj[r].iter().any(|&(nb, _)| done[nb]))
+                    .find(|&&r| vadj[r].iter().any(|&(nb, _)| done[nb]))
                     .unwrap_or(&rooms[0])
             };
             let label = if comp.is_loop() {
                 format!(
-                    " in loop {}",
-                    rooms.iter().map(|&r| name(r)).collect::<Vec<_>>().join("-")
+                    " in the loop of {}",
+                    rooms.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(", ")
                 )
             } else {
                 String::new()
@@ -277,7 +377,7 @@ impl Planner {
                         order.push(r);
                         targets.push(None);
                     }
-                    for &(nb, _) in &self.adj[r] {
+                    for &(nb, _) in &vadj[r] {
                         if inside.contains(&nb) && seen.insert(nb) {
                             queue.push_back(nb);
                         }
@@ -285,8 +385,14 @@ impl Planner {
                 }
             }
         }
-        if order.len() != n {
-            let missing: Vec<String> = (0..n).filter(|&r| !done[r]).map(name).take(5).collect();
+        if order.len() != real.len() {
+            let missing: Vec<String> = real
+                .iter()
+                .copied()
+                .filter(|&r| !done[r])
+                .map(name)
+                .take(5)
+                .collect();
             return Err(LayoutError::Problem(format!(
                 "the rooms are not all linked together: {} cannot be reached from `{}`",
                 missing.join(", "),
@@ -309,15 +415,21 @@ impl Planner {
                     .unwrap_or(0)
             })
             .collect();
-        let mut steps = Vec::with_capacity(n);
+        let mut steps = Vec::with_capacity(order.len());
         for (i, &r) in order.iter().enumerate() {
-            let mut earlier: Vec<(usize, usize)> = self.adj[r]
+            let mut earlier: Vec<(usize, Edge)> = vadj[r]
                 .iter()
                 .copied()
                 .filter(|&(nb, _)| pos[nb] < i)
                 .collect();
-            // Contact links first: the first one anchors the candidates.
-            earlier.sort_by_key(|&(nb, l)| (!self.problem.links[l].realise.contact_allowed(), pos[nb]));
+            // Contact edges first: the first one anchors the candidates.
+            earlier.sort_by_key(|&(nb, e)| {
+                let contact = match e {
+                    Edge::Link(l) => self.problem.links[l].realise.contact_allowed(),
+                    Edge::Via(_) => true,
+                };
+                (!contact, pos[nb])
+            });
             if i > 0 && earlier.is_empty() {
                 return Err(LayoutError::Problem(format!(
                     "room `{}` has no neighbour placed before it",
@@ -327,9 +439,15 @@ impl Planner {
             let target = targets[i].as_ref().map(|(t, between, _)| {
                 let mut reach: u32 = between.iter().map(|&b| span[b]).sum();
                 for &b in between.iter().chain([r, *t].iter()) {
-                    for &(_, l) in &self.adj[b] {
-                        if let Some((_, hi)) = self.problem.links[l].realise.path_bounds() {
-                            reach += hi;
+                    for &(_, e) in &vadj[b] {
+                        match e {
+                            Edge::Link(l) => {
+                                if let Some((_, hi)) = self.problem.links[l].realise.path_bounds()
+                                {
+                                    reach += hi;
+                                }
+                            }
+                            Edge::Via(k) => reach += span[k],
                         }
                     }
                 }
@@ -348,14 +466,11 @@ impl Planner {
 
     fn build_spaces(&mut self) -> Result<(), LayoutError> {
         let mut need: Vec<(u32, u32, bool)> = Vec::new();
-        for step in &self.steps {
-            for &(nb, l) in &step.earlier {
-                let link = self.problem.links[l];
-                let placed_is_from = link.from == nb;
-                for &(sp, _) in &self.room_shapes[nb] {
-                    for &(sn, _) in &self.room_shapes[step.room] {
-                        need.push((sp, sn, placed_is_from));
-                    }
+        for l in &self.problem.links {
+            for &(sf, _) in &self.room_shapes[l.from] {
+                for &(st, _) in &self.room_shapes[l.to] {
+                    need.push((sf, st, true));
+                    need.push((st, sf, false));
                 }
             }
         }
@@ -365,7 +480,69 @@ impl Planner {
             let space = self.space(key.0, key.1, key.2);
             self.spaces.insert(key, space);
         }
+        let mut cneed: Vec<(u32, u32, u32, bool)> = Vec::new();
+        for step in &self.steps {
+            for &(nb, e) in &step.earlier {
+                if let Edge::Via(k) = e {
+                    let v = self.via[k].expect("via edges come from via rooms");
+                    for &(sp, _) in &self.room_shapes[nb] {
+                        for &(sn, _) in &self.room_shapes[step.room] {
+                            cneed.push((sp, sn, v.class, nb == v.a));
+                        }
+                    }
+                }
+            }
+        }
+        cneed.sort_unstable();
+        cneed.dedup();
+        for key in cneed {
+            let c = self.compound(key);
+            self.compounds.insert(key, c);
+        }
         Ok(())
+    }
+
+    /// Offsets of the new room from the placed one through a corridor of class `class`.
+    fn compound(&self, (sp, sn, class, placed_is_a): (u32, u32, u32, bool)) -> Compound {
+        let (cshapes, a_from, k_from) = &self.classes[class as usize];
+        let (f1, f2) = if placed_is_a {
+            (*a_from, *k_from)
+        } else {
+            (!*k_from, !*a_from)
+        };
+        let mut all: Vec<(Point, u32, Point)> = Vec::new();
+        for &sc in cshapes {
+            let s1 = self.spaces.get(&(sp, sc, f1)).cloned().unwrap_or_else(|| self.space(sp, sc, f1));
+            let s2 = self.spaces.get(&(sc, sn, f2)).cloned().unwrap_or_else(|| self.space(sc, sn, f2));
+            for t1 in &s1 {
+                for t2 in &s2 {
+                    all.push((t1.offset + t2.offset, sc, t1.offset));
+                }
+            }
+        }
+        all.sort_unstable();
+        all.dedup();
+        let (p, q) = (&self.shapes[sp as usize], &self.shapes[sn as usize]);
+        let d = self.problem.min_distance;
+        let mut out = Compound::default();
+        let mut i = 0;
+        while i < all.len() {
+            let mut j = i;
+            while j < all.len() && all[j].0 == all[i].0 {
+                j += 1;
+            }
+            let o = all[i].0;
+            let fine = !overlap(p, Point::default(), q, o)
+                && (d == 0 || outline_gap(p, Point::default(), q, o) >= d);
+            if fine {
+                out.offsets.push(o);
+                out.starts.push(out.alts.len() as u32);
+                out.alts.extend(all[i..j].iter().map(|&(_, c, o1)| (c, o1)));
+            }
+            i = j;
+        }
+        out.starts.push(out.alts.len() as u32);
+        out
     }
 
     /// Every offset at which shape `new` touches shape `placed` with two doors meeting.
@@ -490,7 +667,7 @@ impl Planner {
     ) -> Option<State> {
         let n = self.steps.len();
         let mut st = State {
-            placed: vec![None; n],
+            placed: vec![None; self.problem.rooms.len()],
             index: RTree::new(),
             corridors: Vec::new(),
         };
@@ -502,6 +679,7 @@ impl Planner {
             next: 0,
             failures: 0,
             corridors: 0,
+            extra: Vec::new(),
         });
         loop {
             let i = frames.len() - 1;
@@ -517,8 +695,9 @@ impl Planner {
                     steps_left -= 1;
                     let c = f.cands[f.next];
                     f.next += 1;
-                    match self.try_place(&mut st, i, c) {
-                        Ok(()) => {
+                    match self.try_place(&mut st, i, c, f.corridors) {
+                        Ok(extra) => {
+                            f.extra = extra;
                             placed = true;
                             break;
                         }
@@ -537,6 +716,7 @@ impl Planner {
                     next: 0,
                     failures: 0,
                     corridors: before,
+                    extra: Vec::new(),
                 });
                 continue;
             }
@@ -546,9 +726,10 @@ impl Planner {
                 return None;
             }
             let prev = self.steps[i - 1].room;
-            let keep = frames[i - 1].corridors;
-            self.unplace(&mut st, prev, keep);
-            frames[i - 1].failures += 1;
+            let f = &mut frames[i - 1];
+            let extra = std::mem::take(&mut f.extra);
+            self.unplace(&mut st, prev, f.corridors, &extra);
+            f.failures += 1;
         }
     }
 
@@ -564,65 +745,122 @@ impl Planner {
         self.adj[a].iter().any(|&(nb, _)| nb == b)
     }
 
-    /// Places candidate `c` for step `i` if it fits; routes its corridors. Error codes: 1 = it
-    /// collides, 2 = a corridor could not be routed.
-    fn try_place(&self, st: &mut State, i: usize, c: Cand) -> Result<(), u8> {
-        let step = &self.steps[i];
-        let room = step.room;
-        let shape = &self.shapes[c.shape as usize];
-        let rect = self.rect_of(c.shape, c.pos);
+    fn entry(&self, shape: u32, pos: Point, id: u32) -> Entry {
+        let r = self.rect_of(shape, pos);
+        Entry::new(
+            Rectangle::from_corners([r.min.x, r.min.y], [r.max.x - 1, r.max.y - 1]),
+            id,
+        )
+    }
+
+    /// Whether `room` with `shape` at `pos` collides with anything placed (or comes too close
+    /// to a room it is not linked to).
+    fn collides(&self, st: &State, room: usize, shape_id: u32, pos: Point) -> bool {
+        let shape = &self.shapes[shape_id as usize];
+        let rect = self.rect_of(shape_id, pos);
         let d = self.problem.min_distance as i32;
         let env = AABB::from_corners(
             [rect.min.x - d, rect.min.y - d],
             [rect.max.x - 1 + d, rect.max.y - 1 + d],
         );
-        let nrooms = self.steps.len() as u32;
+        let nrooms = st.placed.len() as u32;
         for e in st.index.locate_in_envelope_intersecting(env) {
             let id = e.data;
             if id < nrooms {
                 let q = id as usize;
+                if q == room {
+                    continue;
+                }
                 let Some((qs, qp)) = st.placed[q] else {
                     continue;
                 };
                 let other = &self.shapes[qs as usize];
-                if overlap(shape, c.pos, other, qp) {
-                    return Err(1);
+                if overlap(shape, pos, other, qp) {
+                    return true;
                 }
-                if d > 0 && !self.linked(room, q) && outline_gap(shape, c.pos, other, qp) < d as u32
+                if d > 0 && !self.linked(room, q) && outline_gap(shape, pos, other, qp) < d as u32
                 {
-                    return Err(1);
+                    return true;
                 }
             } else {
                 let cor = &st.corridors[(id - nrooms) as usize];
                 if cor
                     .occupied
                     .iter()
-                    .any(|&p| shape.mask.inside(p.x - c.pos.x, p.y - c.pos.y))
+                    .any(|&p| shape.mask.inside(p.x - pos.x, p.y - pos.y))
                 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Places candidate `c` for step `i` if it fits, with the corridor rooms and corridors its
+    /// edges need; returns the corridor rooms placed. Error codes: 1 = it collides, 2 = a
+    /// corridor could not be routed.
+    fn try_place(&self, st: &mut State, i: usize, c: Cand, keep: usize) -> Result<Vec<usize>, u8> {
+        let step = &self.steps[i];
+        let room = step.room;
+        if self.collides(st, room, c.shape, c.pos) {
+            return Err(1);
+        }
+        // Which links need a corridor; which corridor rooms to place.
+        let mut routes: Vec<(usize, usize)> = Vec::new();
+        let mut vias: Vec<(usize, usize, usize)> = Vec::new();
+        for &(nb, e) in &step.earlier {
+            let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
+            match e {
+                Edge::Link(l) => {
+                    let link = self.problem.links[l];
+                    let contact = link.realise.contact_allowed()
+                        && self
+                            .touch(ns, c.shape, link.from == nb, c.pos - np)
+                            .is_some();
+                    match link.realise {
+                        Realise::Contact if !contact => return Err(1),
+                        Realise::Contact => {}
+                        _ if contact => {}
+                        _ => routes.push((nb, l)),
+                    }
+                }
+                Edge::Via(k) => {
+                    let v = self.via[k].expect("via edges come from via rooms");
+                    let Some(comp) = self.compounds.get(&(ns, c.shape, v.class, nb == v.a)) else {
+                        return Err(1);
+                    };
+                    let Ok(at) = comp.offsets.binary_search(&(c.pos - np)) else {
+                        return Err(1);
+                    };
+                    vias.push((k, nb, at));
+                }
+            }
+        }
+        st.placed[room] = Some((c.shape, c.pos));
+        st.index.insert(self.entry(c.shape, c.pos, room as u32));
+        let mut extra: Vec<usize> = Vec::new();
+        for (k, nb, at) in vias {
+            let v = self.via[k].expect("via");
+            let comp = &self.compounds[&(st.placed[nb].expect("placed").0, c.shape, v.class, nb == v.a)];
+            let np = st.placed[nb].expect("placed").1;
+            let (lo, hi) = (comp.starts[at] as usize, comp.starts[at + 1] as usize);
+            let fit = comp.alts[lo..hi]
+                .iter()
+                .find(|&&(sc, o1)| !self.collides(st, k, sc, np + o1))
+                .copied();
+            match fit {
+                Some((sc, o1)) => {
+                    st.placed[k] = Some((sc, np + o1));
+                    st.index.insert(self.entry(sc, np + o1, k as u32));
+                    extra.push(k);
+                }
+                None => {
+                    self.unplace(st, room, keep, &extra);
                     return Err(1);
                 }
             }
         }
-        // Which links need a corridor.
-        let mut routes: Vec<(usize, usize)> = Vec::new();
-        for &(nb, l) in &step.earlier {
-            let link = self.problem.links[l];
-            let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
-            let contact = link.realise.contact_allowed()
-                && self
-                    .touch(ns, c.shape, link.from == nb, c.pos - np)
-                    .is_some();
-            match link.realise {
-                Realise::Contact if !contact => return Err(1),
-                Realise::Contact => {}
-                _ if contact => {}
-                _ => routes.push((nb, l)),
-            }
-        }
-        st.placed[room] = Some((c.shape, c.pos));
-        st.index
-            .insert(Entry::new(Rectangle::from_corners([rect.min.x, rect.min.y], [rect.max.x - 1, rect.max.y - 1]), room as u32));
-        let before = st.corridors.len();
+        let nrooms = st.placed.len() as u32;
         for (nb, l) in routes {
             match corridor::route(self, st, l, room, nb) {
                 Some(cor) => {
@@ -635,16 +873,16 @@ impl Planner {
                     ));
                 }
                 None => {
-                    self.unplace(st, room, before);
+                    self.unplace(st, room, keep, &extra);
                     return Err(2);
                 }
             }
         }
-        Ok(())
+        Ok(extra)
     }
 
-    fn unplace(&self, st: &mut State, room: usize, keep_corridors: usize) {
-        let nrooms = self.steps.len() as u32;
+    fn unplace(&self, st: &mut State, room: usize, keep_corridors: usize, extra: &[usize]) {
+        let nrooms = st.placed.len() as u32;
         while st.corridors.len() > keep_corridors {
             let id = nrooms + st.corridors.len() as u32 - 1;
             let cor = st.corridors.pop().expect("len checked");
@@ -654,12 +892,10 @@ impl Planner {
                 id,
             ));
         }
-        if let Some((s, p)) = st.placed[room].take() {
-            let rect = self.rect_of(s, p);
-            st.index.remove(&Entry::new(
-                Rectangle::from_corners([rect.min.x, rect.min.y], [rect.max.x - 1, rect.max.y - 1]),
-                room as u32,
-            ));
+        for &k in extra.iter().chain(std::iter::once(&room)) {
+            if let Some((s, p)) = st.placed[k].take() {
+                st.index.remove(&self.entry(s, p, k as u32));
+            }
         }
     }
 
@@ -667,7 +903,8 @@ impl Planner {
     fn candidates<R: Rng + ?Sized>(&self, rng: &mut R, st: &State, i: usize) -> Vec<Cand> {
         let step = &self.steps[i];
         let room = step.room;
-        // Shapes allowed by the repeat modes (soft: all of them if none is).
+        // Shapes allowed by the repeat modes (soft: all of them if none is). Corridor rooms
+        // ignore repeat modes, as in Edgar.
         let used_here = |t: usize, neighbours_only: bool| {
             if neighbours_only {
                 self.adj[room].iter().any(|&(nb, _)| {
@@ -676,20 +913,25 @@ impl Planner {
             } else {
                 st.placed
                     .iter()
-                    .flatten()
-                    .any(|&(s, _)| self.shapes[s as usize].template == t)
+                    .enumerate()
+                    .any(|(r, p)| {
+                        !self.problem.rooms[r].corridor
+                            && p.is_some_and(|(s, _)| self.shapes[s as usize].template == t)
+                    })
             }
         };
+        let corridor_room = self.problem.rooms[room].corridor;
         let mut shapes: Vec<(u32, f64)> = self.room_shapes[room]
             .iter()
             .copied()
             .filter(|&(s, _)| {
                 let t = self.shapes[s as usize].template;
-                match self.repeat[t] {
-                    RepeatMode::AllowRepeat => true,
-                    RepeatMode::NoImmediate => !used_here(t, true),
-                    RepeatMode::NoRepeat => !used_here(t, false),
-                }
+                corridor_room
+                    || match self.repeat[t] {
+                        RepeatMode::AllowRepeat => true,
+                        RepeatMode::NoImmediate => !used_here(t, true),
+                        RepeatMode::NoRepeat => !used_here(t, false),
+                    }
             })
             .collect();
         if shapes.is_empty() {
@@ -714,118 +956,126 @@ impl Planner {
         let target = step.target.and_then(|(t, reach)| {
             st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach))
         });
-        let mut scored: Vec<(u32, u64, Cand)> = Vec::new();
         for &(_, s) in &keyed {
             let start = out.len();
             self.positions(st, step, s, &mut out);
             seed::shuffle(rng, &mut out[start..]);
         }
-        for c in out.drain(..) {
-            let mut score = 0u32;
-            if let Some((trect, reach)) = target {
-                let gap = self.rect_of(c.shape, c.pos).gap(&trect);
-                if gap > reach {
-                    continue;
-                }
-                if step.pull {
-                    score = gap;
-                }
+        let Some((trect, reach)) = target else {
+            return out;
+        };
+        let mut scored: Vec<(u32, Cand)> = Vec::with_capacity(out.len());
+        for c in out {
+            let gap = self.rect_of(c.shape, c.pos).gap(&trect);
+            if gap > reach {
+                continue;
             }
-            scored.push((score, rng.next_u64() % 4, c));
+            let score = if step.pull {
+                gap + 2 * seed::below(rng, 4) as u32
+            } else {
+                0
+            };
+            scored.push((score, c));
         }
         if step.pull {
-            scored.sort_by_key(|&(s, noise, _)| (s + noise as u32 * 2, noise));
+            scored.sort_by_key(|&(s, _)| s);
         }
-        scored.into_iter().map(|(_, _, c)| c).collect()
+        scored.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// The sorted offsets at which shape `s` meets neighbour `nb` over edge `e`.
+    fn translated(&self, st: &State, s: u32, nb: usize, e: Edge) -> Vec<Point> {
+        let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
+        match e {
+            Edge::Link(l) => self
+                .spaces
+                .get(&(ns, s, self.problem.links[l].from == nb))
+                .map(|v| v.iter().map(|t| t.offset + np).collect())
+                .unwrap_or_default(),
+            Edge::Via(k) => {
+                let v = self.via[k].expect("via");
+                self.compounds
+                    .get(&(ns, s, v.class, nb == v.a))
+                    .map(|c| c.offsets.iter().map(|&o| o + np).collect())
+                    .unwrap_or_default()
+            }
+        }
     }
 
     /// Positions of shape `s` for a step: first those where every contact-capable link is
     /// realised by contact, then those where the optional ones are left to corridors.
     fn positions(&self, st: &State, step: &Step, s: u32, out: &mut Vec<Cand>) {
         let links = &self.problem.links;
-        let translated = |nb: usize, l: usize| -> Vec<Point> {
-            let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
-            self.spaces
-                .get(&(ns, s, links[l].from == nb))
-                .map(|v| v.iter().map(|t| t.offset + np).collect())
-                .unwrap_or_default()
+        let kind = |e: Edge| match e {
+            Edge::Via(_) => 0,
+            Edge::Link(l) => match links[l].realise {
+                Realise::Contact => 0,
+                Realise::ContactOrPath { .. } => 1,
+                Realise::Path { .. } => 2,
+            },
         };
-        let mandatory: Vec<(usize, usize)> = step
-            .earlier
-            .iter()
-            .copied()
-            .filter(|&(_, l)| links[l].realise == Realise::Contact)
-            .collect();
-        let optional: Vec<(usize, usize)> = step
-            .earlier
-            .iter()
-            .copied()
-            .filter(|&(_, l)| matches!(links[l].realise, Realise::ContactOrPath { .. }))
-            .collect();
-        let base: Vec<Point> = if let Some((&(nb, l), rest)) = mandatory.split_first() {
-            let mut set = translated(nb, l);
-            for &(nb, l) in rest {
-                set = intersect(&set, &translated(nb, l));
+        let mandatory: Vec<(usize, Edge)> =
+            step.earlier.iter().copied().filter(|&(_, e)| kind(e) == 0).collect();
+        let optional: Vec<(usize, Edge)> =
+            step.earlier.iter().copied().filter(|&(_, e)| kind(e) == 1).collect();
+        let base: Vec<Point> = if let Some((&(nb, e), rest)) = mandatory.split_first() {
+            let mut set = self.translated(st, s, nb, e);
+            for &(nb, e) in rest {
+                if set.is_empty() {
+                    break;
+                }
+                set = intersect(&set, &self.translated(st, s, nb, e));
             }
             set
-        } else if let Some(&(nb, l)) = optional.first() {
-            translated(nb, l)
+        } else if let Some(&(nb, e)) = optional.first() {
+            self.translated(st, s, nb, e)
         } else {
             // Only corridor links: stand off from the first neighbour's contact positions.
-            let &(nb, l) = &step.earlier[0];
-            let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
-            let (lo, hi) = links[l].realise.path_bounds().unwrap_or((4, 30));
-            let mut v: Vec<Point> = Vec::new();
-            let shape = &self.shapes[ns as usize];
-            if let Some(space) = self.spaces.get(&(ns, s, links[l].from == nb)) {
-                for t in space {
-                    let f = shape.doors[t.door_placed as usize].facing.step();
-                    for g in [lo.max(2), (lo + hi) / 2, hi.saturating_sub(2)] {
-                        let g = g as i32;
-                        v.push(t.offset + np + Point::new(f.x * g, f.y * g));
-                    }
-                }
-            }
-            v.sort_unstable();
-            v.dedup();
+            let mut v = Vec::new();
+            self.standoff(st, s, step.earlier[0], &mut v);
             v
         };
-        if optional.is_empty() || mandatory.is_empty() && optional.len() == 1 {
+        if optional.is_empty() {
             out.extend(base.iter().map(|&pos| Cand { shape: s, pos }));
-            if mandatory.is_empty() && optional.len() == 1 {
-                // Optional single link already gave contact positions; corridor positions too.
-                self.standoff(st, step, s, optional[0], out);
-            }
             return;
         }
         let mut full = base.clone();
-        for &(nb, l) in &optional {
-            full = intersect(&full, &translated(nb, l));
+        for &(nb, e) in &optional {
+            full = intersect(&full, &self.translated(st, s, nb, e));
         }
         out.extend(full.iter().map(|&pos| Cand { shape: s, pos }));
-        let rest: Vec<Point> = base
-            .into_iter()
-            .filter(|p| full.binary_search(p).is_err())
-            .collect();
-        out.extend(rest.into_iter().map(|pos| Cand { shape: s, pos }));
+        if mandatory.is_empty() && optional.len() == 1 {
+            // Contact positions failed: stand off far enough for a corridor.
+            let mut v = Vec::new();
+            self.standoff(st, s, optional[0], &mut v);
+            out.extend(v.into_iter().map(|pos| Cand { shape: s, pos }));
+        } else {
+            out.extend(
+                base.into_iter()
+                    .filter(|p| full.binary_search(p).is_err())
+                    .map(|pos| Cand { shape: s, pos }),
+            );
+        }
     }
 
-    /// Positions that leave room for a corridor to a single optional neighbour.
-    fn standoff(&self, st: &State, step: &Step, s: u32, (nb, l): (usize, usize), out: &mut Vec<Cand>) {
-        let _ = step;
+    /// Positions that leave room for a corridor to one neighbour: its contact positions moved
+    /// out through the door by a few corridor lengths.
+    fn standoff(&self, st: &State, s: u32, (nb, e): (usize, Edge), out: &mut Vec<Point>) {
+        let Edge::Link(l) = e else { return };
         let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
         let (lo, hi) = self.problem.links[l].realise.path_bounds().unwrap_or((4, 30));
         let shape = &self.shapes[ns as usize];
         if let Some(space) = self.spaces.get(&(ns, s, self.problem.links[l].from == nb)) {
             for t in space {
                 let f = shape.doors[t.door_placed as usize].facing.step();
-                let g = ((lo + hi) / 4).max(lo.max(2)) as i32;
-                out.push(Cand {
-                    shape: s,
-                    pos: t.offset + np + Point::new(f.x * g, f.y * g),
-                });
+                for g in [lo.max(3), (lo + hi) / 3, (lo + hi) / 2] {
+                    let g = (g as i32).max(2);
+                    out.push(t.offset + np + Point::new(f.x * g, f.y * g));
+                }
             }
         }
+        out.sort_unstable();
+        out.dedup();
     }
 
     fn finish(&self, seed: u64, attempts: u32, st: State) -> Layout {

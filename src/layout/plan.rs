@@ -13,20 +13,50 @@ use super::verify;
 use super::{
     Layout, LayoutError, LayoutProblem, PlacedLink, PlacedRoom, Realise, RetryPolicy, Segment,
 };
-use crate::graph::composite::{Composite, decompose};
-use crate::graph::{LevelGraph, Link, LinkKind, Room, RoomId, RoomKind};
 use crate::seed;
 
 /// An index entry: a cell box and what owns it (a room, or `rooms + corridor`).
 pub(crate) type Entry = GeomWithData<Rectangle<[i32; 2]>, u32>;
 
-/// One point of a configuration space: the new shape at `offset` from the placed one, with the
-/// two doors that meet there.
-#[derive(Debug, Clone, Copy)]
-struct Touch {
-    offset: Point,
-    door_placed: u16,
-    door_new: u16,
+/// A configuration space: the offsets (sorted) at which a new shape touches a placed one, with
+/// the two doors that meet at each.
+#[derive(Debug, Clone, Default)]
+struct Space {
+    offsets: Vec<Point>,
+    doors: Vec<(u16, u16)>,
+}
+
+/// A map keyed by (placed shape, new shape, class, flag), stored densely.
+#[derive(Debug, Clone)]
+struct Dense<T> {
+    shapes: usize,
+    index: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Dense<T> {
+    fn new(shapes: usize, classes: usize) -> Dense<T> {
+        Dense {
+            shapes,
+            index: vec![u32::MAX; shapes * shapes * classes.max(1) * 2],
+            items: Vec::new(),
+        }
+    }
+
+    fn slot(&self, a: u32, b: u32, class: u32, flag: bool) -> usize {
+        ((class as usize * self.shapes + a as usize) * self.shapes + b as usize) * 2 + flag as usize
+    }
+
+    fn get(&self, a: u32, b: u32, class: u32, flag: bool) -> Option<&T> {
+        let i = self.index[self.slot(a, b, class, flag)];
+        (i != u32::MAX).then(|| &self.items[i as usize])
+    }
+
+    fn insert(&mut self, a: u32, b: u32, class: u32, flag: bool, item: T) {
+        let k = self.slot(a, b, class, flag);
+        self.index[k] = self.items.len() as u32;
+        self.items.push(item);
+    }
 }
 
 /// How a room is joined to a neighbour placed before it.
@@ -68,8 +98,11 @@ struct Step {
     earlier: Vec<(usize, Edge)>,
     /// For a loop room before the loop is closed: the head of the other arm, and how far (in
     /// Manhattan distance between boxes) this room may be from it and still be joined.
-    target: Option<(usize, u32)>,
-    /// Whether candidates are sorted by distance to the target (late in the loop).
+    /// Rooms placed earlier that a path of rooms placed later will join to this one: each with
+    /// the largest box gap such a path can bridge, and how many rooms the path has. A loop's
+    /// arm sees the head of the other arm here.
+    targets: Vec<(usize, u32, u32)>,
+    /// Whether candidates are sorted by distance to the targets (late in the loop).
     pull: bool,
 }
 
@@ -81,12 +114,12 @@ pub struct Planner {
     room_shapes: Vec<Vec<(u32, f64)>>,
     repeat: Vec<RepeatMode>,
     adj: Vec<Vec<(usize, usize)>>,
-    spaces: HashMap<(u32, u32, bool), Vec<Touch>>,
+    spaces: Dense<Space>,
     via: Vec<Option<ViaRoom>>,
     /// Corridor classes: shapes, whether `a` is the `from` of `la`, whether the corridor is the
     /// `from` of `lb`.
     classes: Vec<(Vec<u32>, bool, bool)>,
-    compounds: HashMap<(u32, u32, u32, bool), Compound>,
+    compounds: Dense<Compound>,
     steps: Vec<Step>,
     composite_of: Vec<String>,
 }
@@ -231,16 +264,40 @@ impl Planner {
             room_shapes,
             repeat,
             adj,
-            spaces: HashMap::new(),
+            spaces: Dense::new(0, 0),
             via,
             classes,
-            compounds: HashMap::new(),
+            compounds: Dense::new(0, 0),
             steps: Vec::new(),
             composite_of: vec![String::new(); n],
         };
         planner.order()?;
         planner.build_spaces()?;
         Ok(planner)
+    }
+
+    /// The problem this planner was made from.
+    #[doc(hidden)]
+    pub fn debug_order(&self) -> String {
+        self.steps
+            .iter()
+            .map(|st| {
+                format!(
+                    "{} <- [{}] targets {:?} pull {}\n",
+                    self.problem.rooms[st.room].name,
+                    st.earlier
+                        .iter()
+                        .map(|&(nb, _)| self.problem.rooms[nb].name.clone())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    st.targets
+                        .iter()
+                        .map(|&(t, r, h)| (self.problem.rooms[t].name.clone(), r, h))
+                        .collect::<Vec<_>>(),
+                    st.pull
+                )
+            })
+            .collect()
     }
 
     /// The problem this planner was made from.
@@ -277,114 +334,215 @@ impl Planner {
         let n = self.problem.rooms.len();
         let vadj = self.virtual_adjacency();
         let real: Vec<usize> = (0..n).filter(|&r| self.via[r].is_none()).collect();
-        let mut g = LevelGraph::new();
-        for _ in 0..n {
-            g.add_room(Room::new(RoomKind::Normal));
-        }
-        for (r, list) in vadj.iter().enumerate() {
-            for &(nb, _) in list {
-                if r < nb {
-                    g.add_link(RoomId(r as u32), RoomId(nb as u32), Link::new(LinkKind::Door));
-                }
-            }
-        }
-        let dec = decompose(&g);
-        let mut done = vec![false; n];
-        let mut order: Vec<usize> = Vec::with_capacity(real.len());
-        let mut targets: Vec<Option<(usize, Vec<usize>, bool)>> = Vec::new();
-        let mut used = vec![false; dec.composites.len()];
         let name = |r: usize| self.problem.rooms[r].name.clone();
-        loop {
-            // Next composite: one touching what is placed (any, at the start), loops first.
-            let touching = |c: &Composite| {
-                c.rooms.iter().all(|r| self.via[r.0 as usize].is_none())
-                    && (order.is_empty()
-                        || c.rooms
-                            .iter()
-                            .any(|r| vadj[r.0 as usize].iter().any(|&(nb, _)| done[nb])))
-            };
-            let pick = (0..dec.composites.len())
-                .filter(|&i| !used[i] && touching(&dec.composites[i]))
-                .min_by_key(|&i| (!dec.composites[i].is_loop(), i));
-            let Some(ci) = pick else { break };
-            used[ci] = true;
-            let comp = &dec.composites[ci];
-            let rooms: Vec<usize> = comp.rooms.iter().map(|r| r.0 as usize).collect();
-            let entry = if order.is_empty() {
-                dec.root
-                    .map(|r| r.0 as usize)
-                    .filter(|r| rooms.contains(r))
-                    .unwrap_or(rooms[0])
-            } else {
-                *rooms
-                    .iter()
-                    .find(|&&r| vadj[r].iter().any(|&(nb, _)| done[nb]))
-                    .unwrap_or(&rooms[0])
-            };
-            let label = if comp.is_loop() {
-                format!(
-                    " in the loop of {}",
-                    rooms.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(", ")
-                )
-            } else {
-                String::new()
-            };
-            for &r in &rooms {
-                self.composite_of[r] = label.clone();
-            }
-            if comp.is_loop() {
-                let k = rooms.iter().position(|&r| r == entry).unwrap_or(0);
-                let m = rooms.len();
-                let seq: Vec<usize> = (0..m).map(|i| rooms[(k + i) % m]).collect();
-                if !done[seq[0]] {
-                    done[seq[0]] = true;
-                    order.push(seq[0]);
-                    targets.push(None);
-                }
-                let (mut l, mut r) = (0usize, m);
-                let mut left = true;
-                while r - l > 1 {
-                    let i = if left { l + 1 } else { r - 1 };
-                    let (tgt, between): (usize, Vec<usize>) = if left {
-                        (seq[r % m], ((i + 1)..r).map(|j| seq[j]).collect())
-                    } else {
-                        (seq[l], ((l + 1)..i).map(|j| seq[j]).collect())
-                    };
-                    let placed_in_loop = l + (m - r) + 1;
-                    let pull = m <= 4 || placed_in_loop * 4 > m;
-                    done[seq[i]] = true;
-                    order.push(seq[i]);
-                    targets.push(if between.is_empty() {
-                        None
-                    } else {
-                        Some((tgt, between, pull))
-                    });
-                    if left {
-                        l = i;
-                    } else {
-                        r = i;
+        // Short cycles: for every edge, the shortest cycle through it.
+        let mut cycles: Vec<Vec<usize>> = Vec::new();
+        {
+            let mut seen_sets: std::collections::HashSet<Vec<usize>> = Default::default();
+            let mut prev = vec![usize::MAX; n];
+            let mut stamp = vec![usize::MAX; n];
+            for &u in &real {
+                for (ei, &(v, edge)) in vadj[u].iter().enumerate() {
+                    if v < u {
+                        continue;
                     }
-                    left = !left;
-                }
-            } else {
-                // Breadth first inside the tree from its entry.
-                let inside: std::collections::HashSet<usize> = rooms.iter().copied().collect();
-                let mut queue = std::collections::VecDeque::from([entry]);
-                let mut seen = std::collections::HashSet::from([entry]);
-                while let Some(r) = queue.pop_front() {
-                    if !done[r] {
-                        done[r] = true;
-                        order.push(r);
-                        targets.push(None);
+                    // Breadth first from v to u without this edge.
+                    let tag = u * n + ei;
+                    stamp[v] = tag;
+                    prev[v] = usize::MAX;
+                    let mut queue = std::collections::VecDeque::from([v]);
+                    let mut found = false;
+                    'bfs: while let Some(x) = queue.pop_front() {
+                        for (ej, &(y, _)) in vadj[x].iter().enumerate() {
+                            if x == v && y == u && vadj[v][ej].1 == edge {
+                                continue;
+                            }
+                            if stamp[y] == tag {
+                                continue;
+                            }
+                            stamp[y] = tag;
+                            prev[y] = x;
+                            if y == u {
+                                found = true;
+                                break 'bfs;
+                            }
+                            queue.push_back(y);
+                        }
                     }
-                    for &(nb, _) in &vadj[r] {
-                        if inside.contains(&nb) && seen.insert(nb) {
-                            queue.push_back(nb);
+                    if found {
+                        let mut cyc = vec![u];
+                        let mut x = prev[u];
+                        while x != usize::MAX {
+                            cyc.push(x);
+                            x = prev[x];
+                        }
+                        let mut key = cyc.clone();
+                        key.sort_unstable();
+                        if seen_sets.insert(key) {
+                            cycles.push(cyc);
                         }
                     }
                 }
             }
         }
+        cycles.sort_by_key(|c| c.len());
+        let mut done = vec![false; n];
+        let mut order: Vec<usize> = Vec::with_capacity(real.len());
+        let mut used = vec![false; cycles.len()];
+        let push = |r: usize, order: &mut Vec<usize>, done: &mut Vec<bool>| {
+            if !done[r] {
+                done[r] = true;
+                order.push(r);
+            }
+        };
+        loop {
+            // The cycle with the fewest unplaced rooms among those touching the placed part.
+            let pick = (0..cycles.len())
+                .filter(|&i| !used[i])
+                .filter(|&i| order.is_empty() || cycles[i].iter().any(|&r| done[r]))
+                .min_by_key(|&i| {
+                    (
+                        cycles[i].iter().filter(|&&r| !done[r]).count(),
+                        cycles[i].len(),
+                        i,
+                    )
+                });
+            let Some(ci) = pick else {
+                // No loop touches what is placed: walk to the nearest one that is left.
+                let on_cycle: std::collections::HashSet<usize> = (0..cycles.len())
+                    .filter(|&i| !used[i])
+                    .flat_map(|i| cycles[i].iter().copied())
+                    .collect();
+                if on_cycle.is_empty() {
+                    break;
+                }
+                let mut prev = vec![usize::MAX; n];
+                let mut seen = done.clone();
+                let mut queue: std::collections::VecDeque<usize> = order.iter().copied().collect();
+                let mut reached = None;
+                'walk: while let Some(x) = queue.pop_front() {
+                    for &(y, _) in &vadj[x] {
+                        if !seen[y] {
+                            seen[y] = true;
+                            prev[y] = x;
+                            if on_cycle.contains(&y) {
+                                reached = Some(y);
+                                break 'walk;
+                            }
+                            queue.push_back(y);
+                        }
+                    }
+                }
+                let Some(end) = reached else { break };
+                let mut path = vec![end];
+                let mut x = prev[end];
+                while x != usize::MAX && !done[x] {
+                    path.push(x);
+                    x = prev[x];
+                }
+                for &r in path.iter().rev() {
+                    push(r, &mut order, &mut done);
+                }
+                continue;
+            };
+            used[ci] = true;
+            let cyc = cycles[ci].clone();
+            let m = cyc.len();
+            let label = format!(
+                " in the loop of {}",
+                cyc.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(", ")
+            );
+            for &r in &cyc {
+                if !done[r] && self.composite_of[r].is_empty() {
+                    self.composite_of[r] = label.clone();
+                }
+            }
+            if order.is_empty() {
+                // The first loop: from its best-connected room, both arms alternately.
+                let start = (0..m).max_by_key(|&i| (vadj[cyc[i]].len(), m - i)).unwrap_or(0);
+                let seq: Vec<usize> = (0..m).map(|i| cyc[(start + i) % m]).collect();
+                push(seq[0], &mut order, &mut done);
+                let (mut l, mut r) = (1usize, m - 1);
+                while l <= r {
+                    push(seq[l], &mut order, &mut done);
+                    if r != l {
+                        push(seq[r], &mut order, &mut done);
+                    }
+                    l += 1;
+                    r = r.saturating_sub(1);
+                }
+                continue;
+            }
+            // Ears: runs of unplaced rooms between placed ones, each from both ends.
+            let Some(anchor) = (0..m).find(|&i| done[cyc[i]]) else {
+                continue;
+            };
+            let seq: Vec<usize> = (0..m).map(|i| cyc[(anchor + i) % m]).collect();
+            let mut i = 1;
+            while i < m {
+                if done[seq[i]] {
+                    i += 1;
+                    continue;
+                }
+                let mut j = i;
+                while j < m && !done[seq[j]] {
+                    j += 1;
+                }
+                let ear: Vec<usize> = seq[i..j].to_vec();
+                let (mut l, mut r) = (0usize, ear.len() - 1);
+                loop {
+                    push(ear[l], &mut order, &mut done);
+                    if r > l {
+                        push(ear[r], &mut order, &mut done);
+                    }
+                    if r <= l + 1 {
+                        break;
+                    }
+                    l += 1;
+                    r -= 1;
+                }
+                i = j;
+            }
+        }
+        // Trees: breadth first from what is placed.
+        if order.is_empty() {
+            let root = real
+                .iter()
+                .copied()
+                .max_by_key(|&r| (vadj[r].len(), n - r))
+                .expect("there are rooms");
+            push(root, &mut order, &mut done);
+        }
+        let mut head = 0;
+        while head < order.len() {
+            let r = order[head];
+            head += 1;
+            for &(nb, _) in &vadj[r] {
+                push(nb, &mut order, &mut done);
+            }
+        }
+        // Any room with two placed neighbours goes as early as it can.
+        let mut promoted: Vec<usize> = Vec::with_capacity(order.len());
+        let mut placed = vec![false; n];
+        let mut rest: std::collections::VecDeque<usize> = order.iter().copied().collect();
+        while let Some(next) = rest.pop_front() {
+            promoted.push(next);
+            placed[next] = true;
+            let mut k = 0;
+            while k < rest.len() {
+                let r = rest[k];
+                let count = vadj[r].iter().filter(|&&(nb, _)| placed[nb]).count();
+                if count >= 2 {
+                    rest.remove(k);
+                    promoted.push(r);
+                    placed[r] = true;
+                    k = 0;
+                } else {
+                    k += 1;
+                }
+            }
+        }
+        let order = promoted;
         if order.len() != real.len() {
             let missing: Vec<String> = real
                 .iter()
@@ -436,32 +594,64 @@ impl Planner {
                     name(r)
                 )));
             }
-            let target = targets[i].as_ref().map(|(t, between, _)| {
-                let mut reach: u32 = between.iter().map(|&b| span[b]).sum();
-                for &b in between.iter().chain([r, *t].iter()) {
-                    for &(_, e) in &vadj[b] {
-                        match e {
-                            Edge::Link(l) => {
-                                if let Some((_, hi)) = self.problem.links[l].realise.path_bounds()
-                                {
-                                    reach += hi;
-                                }
-                            }
-                            Edge::Via(k) => reach += span[k],
-                        }
-                    }
-                }
-                (*t, reach)
-            });
+            let far = self.future_targets(&vadj, &pos, &span, r, i);
             steps.push(Step {
                 room: r,
                 earlier,
-                target,
-                pull: targets[i].as_ref().is_some_and(|t| t.2),
+                pull: far.iter().any(|&(_, _, hops)| hops <= 2),
+                targets: far,
             });
         }
         self.steps = steps;
         Ok(())
+    }
+
+    /// Rooms placed before step `i` that later rooms will join to room `r`: a search through
+    /// rooms placed after `i` (up to 8 of them), cheapest bridgeable gap first.
+    fn future_targets(
+        &self,
+        vadj: &[Vec<(usize, Edge)>],
+        pos: &[usize],
+        span: &[u32],
+        r: usize,
+        i: usize,
+    ) -> Vec<(usize, u32, u32)> {
+        let edge_reach = |e: Edge| match e {
+            Edge::Link(l) => self.problem.links[l].realise.path_bounds().map_or(0, |b| b.1),
+            Edge::Via(k) => span[k],
+        };
+        let mut best: HashMap<usize, (u32, u32)> = HashMap::new();
+        let mut seen: HashMap<usize, u32> = HashMap::new();
+        // (reach so far, hops, room)
+        let mut heap = std::collections::BinaryHeap::new();
+        for &(u, e) in &vadj[r] {
+            if pos[u] > i {
+                heap.push(std::cmp::Reverse((edge_reach(e) + span[u], 1u32, u)));
+            }
+        }
+        while let Some(std::cmp::Reverse((reach, hops, u))) = heap.pop() {
+            if seen.contains_key(&u) {
+                continue;
+            }
+            seen.insert(u, reach);
+            for &(w, e) in &vadj[u] {
+                if w == r {
+                    continue;
+                }
+                let total = reach + edge_reach(e);
+                if pos[w] < i {
+                    let entry = best.entry(w).or_insert((u32::MAX, u32::MAX));
+                    entry.0 = entry.0.min(total);
+                    entry.1 = entry.1.min(hops);
+                } else if pos[w] > i && hops < 8 && !seen.contains_key(&w) {
+                    heap.push(std::cmp::Reverse((total + span[w], hops + 1, w)));
+                }
+            }
+        }
+        let mut out: Vec<(usize, u32, u32)> =
+            best.into_iter().map(|(t, (reach, hops))| (t, reach, hops)).collect();
+        out.sort_unstable();
+        out
     }
 
     fn build_spaces(&mut self) -> Result<(), LayoutError> {
@@ -476,9 +666,10 @@ impl Planner {
         }
         need.sort_unstable();
         need.dedup();
+        self.spaces = Dense::new(self.shapes.len(), 1);
         for key in need {
             let space = self.space(key.0, key.1, key.2);
-            self.spaces.insert(key, space);
+            self.spaces.insert(key.0, key.1, 0, key.2, space);
         }
         let mut cneed: Vec<(u32, u32, u32, bool)> = Vec::new();
         for step in &self.steps {
@@ -495,9 +686,13 @@ impl Planner {
         }
         cneed.sort_unstable();
         cneed.dedup();
+        self.compounds = Dense::new(
+            if cneed.is_empty() { 0 } else { self.shapes.len() },
+            self.classes.len(),
+        );
         for key in cneed {
             let c = self.compound(key);
-            self.compounds.insert(key, c);
+            self.compounds.insert(key.0, key.1, key.2, key.3, c);
         }
         Ok(())
     }
@@ -512,11 +707,25 @@ impl Planner {
         };
         let mut all: Vec<(Point, u32, Point)> = Vec::new();
         for &sc in cshapes {
-            let s1 = self.spaces.get(&(sp, sc, f1)).cloned().unwrap_or_else(|| self.space(sp, sc, f1));
-            let s2 = self.spaces.get(&(sc, sn, f2)).cloned().unwrap_or_else(|| self.space(sc, sn, f2));
-            for t1 in &s1 {
-                for t2 in &s2 {
-                    all.push((t1.offset + t2.offset, sc, t1.offset));
+            let own1;
+            let s1 = match self.spaces.get(sp, sc, 0, f1) {
+                Some(x) => x,
+                None => {
+                    own1 = self.space(sp, sc, f1);
+                    &own1
+                }
+            };
+            let own2;
+            let s2 = match self.spaces.get(sc, sn, 0, f2) {
+                Some(x) => x,
+                None => {
+                    own2 = self.space(sc, sn, f2);
+                    &own2
+                }
+            };
+            for &o1 in &s1.offsets {
+                for &o2 in &s2.offsets {
+                    all.push((o1 + o2, sc, o1));
                 }
             }
         }
@@ -546,14 +755,14 @@ impl Planner {
     }
 
     /// Every offset at which shape `new` touches shape `placed` with two doors meeting.
-    fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Vec<Touch> {
+    fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
         let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
         let ok = |k: DoorKind, is_from: bool| match k {
             DoorKind::Any => true,
             DoorKind::Exit => is_from,
             DoorKind::Entrance => !is_from,
         };
-        let mut all: Vec<Touch> = Vec::new();
+        let mut all: Vec<(Point, u16, u16)> = Vec::new();
         for (i, dp) in p.doors.iter().enumerate() {
             if !ok(dp.kind, placed_is_from) {
                 continue;
@@ -570,35 +779,32 @@ impl Planner {
                 {
                     continue;
                 }
-                all.push(Touch {
-                    offset: dp.a - dq.a,
-                    door_placed: i as u16,
-                    door_new: j as u16,
-                });
+                all.push((dp.a - dq.a, i as u16, j as u16));
             }
         }
-        all.sort_by_key(|t| (t.offset, t.door_placed, t.door_new));
-        let mut out: Vec<Touch> = Vec::new();
+        all.sort_unstable();
+        let mut out = Space::default();
         let mut i = 0;
         while i < all.len() {
             let mut j = i;
-            while j < all.len() && all[j].offset == all[i].offset {
+            while j < all.len() && all[j].0 == all[i].0 {
                 j += 1;
             }
+            // Of several door pairs at one offset, the middle one.
             let t = all[i + (j - i) / 2];
-            if !overlap(p, Point::default(), q, t.offset) {
-                out.push(t);
+            if !overlap(p, Point::default(), q, t.0) {
+                out.offsets.push(t.0);
+                out.doors.push((t.1, t.2));
             }
             i = j;
         }
         out
     }
 
-    fn touch(&self, placed: u32, new: u32, placed_is_from: bool, offset: Point) -> Option<Touch> {
-        let s = self.spaces.get(&(placed, new, placed_is_from))?;
-        s.binary_search_by_key(&offset, |t| t.offset)
-            .ok()
-            .map(|i| s[i])
+    /// The two doors that meet when `new` is at `offset` from `placed`.
+    fn touch(&self, placed: u32, new: u32, placed_is_from: bool, offset: Point) -> Option<(u16, u16)> {
+        let s = self.spaces.get(placed, new, 0, placed_is_from)?;
+        s.offsets.binary_search(&offset).ok().map(|i| s.doors[i])
     }
 
     /// Lays the rooms out for a seed.
@@ -826,7 +1032,7 @@ impl Planner {
                 }
                 Edge::Via(k) => {
                     let v = self.via[k].expect("via edges come from via rooms");
-                    let Some(comp) = self.compounds.get(&(ns, c.shape, v.class, nb == v.a)) else {
+                    let Some(comp) = self.compounds.get(ns, c.shape, v.class, nb == v.a) else {
                         return Err(1);
                     };
                     let Ok(at) = comp.offsets.binary_search(&(c.pos - np)) else {
@@ -841,7 +1047,10 @@ impl Planner {
         let mut extra: Vec<usize> = Vec::new();
         for (k, nb, at) in vias {
             let v = self.via[k].expect("via");
-            let comp = &self.compounds[&(st.placed[nb].expect("placed").0, c.shape, v.class, nb == v.a)];
+            let comp = self
+                .compounds
+                .get(st.placed[nb].expect("placed").0, c.shape, v.class, nb == v.a)
+                .expect("checked above");
             let np = st.placed[nb].expect("placed").1;
             let (lo, hi) = (comp.starts[at] as usize, comp.starts[at + 1] as usize);
             let fit = comp.alts[lo..hi]
@@ -953,28 +1162,37 @@ impl Planner {
             }
             return out;
         }
-        let target = step.target.and_then(|(t, reach)| {
-            st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach))
-        });
+        let targets: Vec<(Rect, u32, u32)> = step
+            .targets
+            .iter()
+            .filter_map(|&(t, reach, hops)| {
+                st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach, hops))
+            })
+            .collect();
         for &(_, s) in &keyed {
             let start = out.len();
             self.positions(st, step, s, &mut out);
             seed::shuffle(rng, &mut out[start..]);
         }
-        let Some((trect, reach)) = target else {
+        if targets.is_empty() {
             return out;
-        };
+        }
         let mut scored: Vec<(u32, Cand)> = Vec::with_capacity(out.len());
-        for c in out {
-            let gap = self.rect_of(c.shape, c.pos).gap(&trect);
-            if gap > reach {
-                continue;
+        'cands: for c in out {
+            let rect = self.rect_of(c.shape, c.pos);
+            let mut score = 0;
+            for &(trect, reach, hops) in &targets {
+                let gap = rect.gap(&trect);
+                if gap > reach {
+                    continue 'cands;
+                }
+                if hops <= 3 {
+                    score += gap;
+                }
             }
-            let score = if step.pull {
-                gap + 2 * seed::below(rng, 4) as u32
-            } else {
-                0
-            };
+            if step.pull {
+                score += 2 * seed::below(rng, 4) as u32;
+            }
             scored.push((score, c));
         }
         if step.pull {
@@ -983,21 +1201,34 @@ impl Planner {
         scored.into_iter().map(|(_, c)| c).collect()
     }
 
-    /// The sorted offsets at which shape `s` meets neighbour `nb` over edge `e`.
-    fn translated(&self, st: &State, s: u32, nb: usize, e: Edge) -> Vec<Point> {
+    /// The sorted offsets (from the neighbour) at which shape `s` meets neighbour `nb` over
+    /// edge `e`, and the neighbour's position.
+    fn offsets(&self, st: &State, s: u32, nb: usize, e: Edge) -> (&[Point], Point) {
         let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
-        match e {
+        let list: &[Point] = match e {
             Edge::Link(l) => self
                 .spaces
-                .get(&(ns, s, self.problem.links[l].from == nb))
-                .map(|v| v.iter().map(|t| t.offset + np).collect())
-                .unwrap_or_default(),
+                .get(ns, s, 0, self.problem.links[l].from == nb)
+                .map_or(&[], |v| &v.offsets),
             Edge::Via(k) => {
                 let v = self.via[k].expect("via");
                 self.compounds
-                    .get(&(ns, s, v.class, nb == v.a))
-                    .map(|c| c.offsets.iter().map(|&o| o + np).collect())
-                    .unwrap_or_default()
+                    .get(ns, s, v.class, nb == v.a)
+                    .map_or(&[], |c| &c.offsets)
+            }
+        };
+        (list, np)
+    }
+
+    /// Positions in the first list that are also in all the others.
+    fn meet(lists: &[(&[Point], Point)], out: &mut Vec<Point>) {
+        let Some((&(first, p0), rest)) = lists.split_first() else {
+            return;
+        };
+        for &o in first {
+            let p = o + p0;
+            if rest.iter().all(|&(l, q)| l.binary_search(&(p - q)).is_ok()) {
+                out.push(p);
             }
         }
     }
@@ -1014,48 +1245,43 @@ impl Planner {
                 Realise::Path { .. } => 2,
             },
         };
-        let mandatory: Vec<(usize, Edge)> =
-            step.earlier.iter().copied().filter(|&(_, e)| kind(e) == 0).collect();
-        let optional: Vec<(usize, Edge)> =
-            step.earlier.iter().copied().filter(|&(_, e)| kind(e) == 1).collect();
-        let base: Vec<Point> = if let Some((&(nb, e), rest)) = mandatory.split_first() {
-            let mut set = self.translated(st, s, nb, e);
-            for &(nb, e) in rest {
-                if set.is_empty() {
-                    break;
+        let mut mandatory: Vec<(&[Point], Point)> = Vec::new();
+        let mut optional: Vec<(&[Point], Point)> = Vec::new();
+        let mut first_optional = None;
+        for &(nb, e) in &step.earlier {
+            match kind(e) {
+                0 => mandatory.push(self.offsets(st, s, nb, e)),
+                1 => {
+                    first_optional.get_or_insert((nb, e));
+                    optional.push(self.offsets(st, s, nb, e));
                 }
-                set = intersect(&set, &self.translated(st, s, nb, e));
+                _ => {}
             }
-            set
-        } else if let Some(&(nb, e)) = optional.first() {
-            self.translated(st, s, nb, e)
-        } else {
+        }
+        let mut pts: Vec<Point> = Vec::new();
+        if mandatory.is_empty() && optional.is_empty() {
             // Only corridor links: stand off from the first neighbour's contact positions.
-            let mut v = Vec::new();
-            self.standoff(st, s, step.earlier[0], &mut v);
-            v
-        };
-        if optional.is_empty() {
-            out.extend(base.iter().map(|&pos| Cand { shape: s, pos }));
+            self.standoff(st, s, step.earlier[0], &mut pts);
+            out.extend(pts.into_iter().map(|pos| Cand { shape: s, pos }));
             return;
         }
-        let mut full = base.clone();
-        for &(nb, e) in &optional {
-            full = intersect(&full, &self.translated(st, s, nb, e));
+        let all: Vec<(&[Point], Point)> = mandatory.iter().chain(&optional).copied().collect();
+        Self::meet(&all, &mut pts);
+        out.extend(pts.iter().map(|&pos| Cand { shape: s, pos }));
+        if optional.is_empty() {
+            return;
         }
-        out.extend(full.iter().map(|&pos| Cand { shape: s, pos }));
-        if mandatory.is_empty() && optional.len() == 1 {
-            // Contact positions failed: stand off far enough for a corridor.
-            let mut v = Vec::new();
-            self.standoff(st, s, optional[0], &mut v);
-            out.extend(v.into_iter().map(|pos| Cand { shape: s, pos }));
+        let mut rest: Vec<Point> = Vec::new();
+        if mandatory.is_empty() {
+            // Contact positions with the optional neighbour failed: stand off for a corridor.
+            if let Some(first) = first_optional {
+                self.standoff(st, s, first, &mut rest);
+            }
         } else {
-            out.extend(
-                base.into_iter()
-                    .filter(|p| full.binary_search(p).is_err())
-                    .map(|pos| Cand { shape: s, pos }),
-            );
+            Self::meet(&mandatory, &mut rest);
+            rest.retain(|p| pts.binary_search(p).is_err());
         }
+        out.extend(rest.into_iter().map(|pos| Cand { shape: s, pos }));
     }
 
     /// Positions that leave room for a corridor to one neighbour: its contact positions moved
@@ -1065,12 +1291,12 @@ impl Planner {
         let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
         let (lo, hi) = self.problem.links[l].realise.path_bounds().unwrap_or((4, 30));
         let shape = &self.shapes[ns as usize];
-        if let Some(space) = self.spaces.get(&(ns, s, self.problem.links[l].from == nb)) {
-            for t in space {
-                let f = shape.doors[t.door_placed as usize].facing.step();
+        if let Some(space) = self.spaces.get(ns, s, 0, self.problem.links[l].from == nb) {
+            for (o, d) in space.offsets.iter().zip(&space.doors) {
+                let f = shape.doors[d.0 as usize].facing.step();
                 for g in [lo.max(3), (lo + hi) / 3, (lo + hi) / 2] {
                     let g = (g as i32).max(2);
-                    out.push(t.offset + np + Point::new(f.x * g, f.y * g));
+                    out.push(*o + np + Point::new(f.x * g, f.y * g));
                 }
             }
         }
@@ -1119,7 +1345,7 @@ impl Planner {
             let t = self
                 .touch(fs, ts, true, tp - fp)
                 .expect("contact links touch in a finished layout");
-            let d = &self.shapes[fs as usize].doors[t.door_placed as usize];
+            let d = &self.shapes[fs as usize].doors[t.0 as usize];
             let seg = Segment {
                 a: d.a + fp,
                 b: d.b + fp,
@@ -1179,21 +1405,4 @@ pub(crate) fn outline_gap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u32 {
         }
     }
     best
-}
-
-fn intersect(a: &[Point], b: &[Point]) -> Vec<Point> {
-    let mut out = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                out.push(a[i]);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out
 }

@@ -164,9 +164,9 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Budget {
         Budget {
-            retry: RetryPolicy::Attempts(200),
-            steps_per_room: 400,
-            failures_per_room: 3,
+            retry: RetryPolicy::Attempts(1000),
+            steps_per_room: 100,
+            failures_per_room: 1,
         }
     }
 }

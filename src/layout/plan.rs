@@ -121,6 +121,8 @@ pub struct Planner {
     classes: Vec<(Vec<u32>, bool, bool)>,
     compounds: Dense<Compound>,
     steps: Vec<Step>,
+    /// The step that places each room (corridor rooms: the step of their second room).
+    step_of: Vec<usize>,
     composite_of: Vec<String>,
 }
 
@@ -132,11 +134,15 @@ struct Cand {
 
 struct Frame {
     cands: Vec<Cand>,
+    /// Shapes whose candidates are not generated yet (last first).
+    shapes_left: Vec<u32>,
     next: usize,
     failures: u32,
     corridors: usize,
     /// Corridor rooms placed together with this step's room.
     extra: Vec<usize>,
+    /// Earlier steps this step's failure depends on.
+    conflict: Vec<usize>,
 }
 
 /// The search state of one attempt.
@@ -269,6 +275,7 @@ impl Planner {
             classes,
             compounds: Dense::new(0, 0),
             steps: Vec::new(),
+            step_of: Vec::new(),
             composite_of: vec![String::new(); n],
         };
         planner.order()?;
@@ -602,6 +609,13 @@ impl Planner {
                 targets: far,
             });
         }
+        let mut step_of = pos.clone();
+        for (k, v) in self.via.iter().enumerate() {
+            if let Some(v) = v {
+                step_of[k] = pos[v.a].max(pos[v.b]);
+            }
+        }
+        self.step_of = step_of;
         self.steps = steps;
         Ok(())
     }
@@ -865,6 +879,24 @@ impl Planner {
         })
     }
 
+    /// The steps a step's candidates depend on: its placed neighbours and its targets.
+    fn base_conflicts(&self, i: usize) -> Vec<usize> {
+        let step = &self.steps[i];
+        let mut c: Vec<usize> = step
+            .earlier
+            .iter()
+            .map(|&(nb, _)| self.step_of[nb])
+            .chain(step.targets.iter().map(|&(t, _, _)| self.step_of[t]))
+            .filter(|&j| j < i)
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    /// One attempt: depth first over the room order with conflict-directed backjumping (a room
+    /// with no position left sends the search back to the latest room among those its
+    /// candidates depended on or collided with).
     fn attempt<R: Rng + ?Sized>(
         &self,
         rng: &mut R,
@@ -880,20 +912,23 @@ impl Planner {
         let budget = self.problem.budget;
         let mut steps_left = u64::from(budget.steps_per_room) * n as u64;
         let mut frames: Vec<Frame> = Vec::with_capacity(n);
-        frames.push(Frame {
-            cands: self.candidates(rng, &st, 0),
-            next: 0,
-            failures: 0,
-            corridors: 0,
-            extra: Vec::new(),
-        });
+        frames.push(self.frame(rng, &st, 0, 0));
         loop {
             let i = frames.len() - 1;
             let room = self.steps[i].room;
             let mut placed = false;
             {
                 let f = &mut frames[i];
-                while f.next < f.cands.len() && f.failures <= budget.failures_per_room {
+                loop {
+                    if f.next == f.cands.len() {
+                        let Some(s) = f.shapes_left.pop() else { break };
+                        f.cands = self.candidates(rng, &st, i, &[s]);
+                        f.next = 0;
+                        continue;
+                    }
+                    if f.failures > budget.failures_per_room {
+                        break;
+                    }
                     if steps_left == 0 {
                         failures[room] += 1;
                         return None;
@@ -907,7 +942,17 @@ impl Planner {
                             placed = true;
                             break;
                         }
-                        Err(reason) => reasons[room] = reasons[room].max(reason),
+                        Err((reason, culprit)) => {
+                            reasons[room] = reasons[room].max(reason);
+                            let j = match culprit {
+                                Some(q) => self.step_of[q],
+                                None if reason == 2 => i.saturating_sub(1),
+                                None => usize::MAX,
+                            };
+                            if j < i && !f.conflict.contains(&j) {
+                                f.conflict.push(j);
+                            }
+                        }
                     }
                 }
             }
@@ -916,26 +961,32 @@ impl Planner {
                     return Some(st);
                 }
                 let before = st.corridors.len();
-                let cands = self.candidates(rng, &st, i + 1);
-                frames.push(Frame {
-                    cands,
-                    next: 0,
-                    failures: 0,
-                    corridors: before,
-                    extra: Vec::new(),
-                });
+                let frame = self.frame(rng, &st, i + 1, before);
+                frames.push(frame);
                 continue;
             }
             failures[room] += 1;
-            frames.pop();
+            let dead = frames.pop().expect("a frame is open");
             if i == 0 {
                 return None;
             }
-            let prev = self.steps[i - 1].room;
-            let f = &mut frames[i - 1];
+            // Jump back to the latest step in the conflict set.
+            let target = dead.conflict.iter().copied().max().unwrap_or(i - 1);
+            while frames.len() > target + 1 {
+                let k = frames.len() - 1;
+                let f = frames.pop().expect("len checked");
+                self.unplace(&mut st, self.steps[k].room, f.corridors, &f.extra);
+            }
+            let prev = self.steps[target].room;
+            let f = &mut frames[target];
             let extra = std::mem::take(&mut f.extra);
             self.unplace(&mut st, prev, f.corridors, &extra);
             f.failures += 1;
+            for j in dead.conflict {
+                if j < target && !f.conflict.contains(&j) {
+                    f.conflict.push(j);
+                }
+            }
         }
     }
 
@@ -961,7 +1012,7 @@ impl Planner {
 
     /// Whether `room` with `shape` at `pos` collides with anything placed (or comes too close
     /// to a room it is not linked to).
-    fn collides(&self, st: &State, room: usize, shape_id: u32, pos: Point) -> bool {
+    fn collides(&self, st: &State, room: usize, shape_id: u32, pos: Point) -> Option<usize> {
         let shape = &self.shapes[shape_id as usize];
         let rect = self.rect_of(shape_id, pos);
         let d = self.problem.min_distance as i32;
@@ -982,11 +1033,11 @@ impl Planner {
                 };
                 let other = &self.shapes[qs as usize];
                 if overlap(shape, pos, other, qp) {
-                    return true;
+                    return Some(q);
                 }
                 if d > 0 && !self.linked(room, q) && outline_gap(shape, pos, other, qp) < d as u32
                 {
-                    return true;
+                    return Some(q);
                 }
             } else {
                 let cor = &st.corridors[(id - nrooms) as usize];
@@ -995,21 +1046,27 @@ impl Planner {
                     .iter()
                     .any(|&p| shape.mask.inside(p.x - pos.x, p.y - pos.y))
                 {
-                    return true;
+                    return Some(cor.from_room);
                 }
             }
         }
-        false
+        None
     }
 
     /// Places candidate `c` for step `i` if it fits, with the corridor rooms and corridors its
-    /// edges need; returns the corridor rooms placed. Error codes: 1 = it collides, 2 = a
-    /// corridor could not be routed.
-    fn try_place(&self, st: &mut State, i: usize, c: Cand, keep: usize) -> Result<Vec<usize>, u8> {
+    /// edges need; returns the corridor rooms placed. Errors: the code (1 = it collides, 2 = a
+    /// corridor could not be routed) and the room it collided with, if one is known.
+    fn try_place(
+        &self,
+        st: &mut State,
+        i: usize,
+        c: Cand,
+        keep: usize,
+    ) -> Result<Vec<usize>, (u8, Option<usize>)> {
         let step = &self.steps[i];
         let room = step.room;
-        if self.collides(st, room, c.shape, c.pos) {
-            return Err(1);
+        if let Some(q) = self.collides(st, room, c.shape, c.pos) {
+            return Err((1, Some(q)));
         }
         // Which links need a corridor; which corridor rooms to place.
         let mut routes: Vec<(usize, usize)> = Vec::new();
@@ -1024,7 +1081,7 @@ impl Planner {
                             .touch(ns, c.shape, link.from == nb, c.pos - np)
                             .is_some();
                     match link.realise {
-                        Realise::Contact if !contact => return Err(1),
+                        Realise::Contact if !contact => return Err((1, None)),
                         Realise::Contact => {}
                         _ if contact => {}
                         _ => routes.push((nb, l)),
@@ -1033,10 +1090,10 @@ impl Planner {
                 Edge::Via(k) => {
                     let v = self.via[k].expect("via edges come from via rooms");
                     let Some(comp) = self.compounds.get(ns, c.shape, v.class, nb == v.a) else {
-                        return Err(1);
+                        return Err((1, None));
                     };
                     let Ok(at) = comp.offsets.binary_search(&(c.pos - np)) else {
-                        return Err(1);
+                        return Err((1, None));
                     };
                     vias.push((k, nb, at));
                 }
@@ -1055,7 +1112,7 @@ impl Planner {
             let (lo, hi) = (comp.starts[at] as usize, comp.starts[at + 1] as usize);
             let fit = comp.alts[lo..hi]
                 .iter()
-                .find(|&&(sc, o1)| !self.collides(st, k, sc, np + o1))
+                .find(|&&(sc, o1)| self.collides(st, k, sc, np + o1).is_none())
                 .copied();
             match fit {
                 Some((sc, o1)) => {
@@ -1065,7 +1122,7 @@ impl Planner {
                 }
                 None => {
                     self.unplace(st, room, keep, &extra);
-                    return Err(1);
+                    return Err((1, None));
                 }
             }
         }
@@ -1083,7 +1140,7 @@ impl Planner {
                 }
                 None => {
                     self.unplace(st, room, keep, &extra);
-                    return Err(2);
+                    return Err((2, None));
                 }
             }
         }
@@ -1108,10 +1165,9 @@ impl Planner {
         }
     }
 
-    /// Candidate placements for step `i`, best first.
-    fn candidates<R: Rng + ?Sized>(&self, rng: &mut R, st: &State, i: usize) -> Vec<Cand> {
-        let step = &self.steps[i];
-        let room = step.room;
+    /// The shapes step `i` may use, in weighted random order.
+    fn shape_order<R: Rng + ?Sized>(&self, rng: &mut R, st: &State, i: usize) -> Vec<u32> {
+        let room = self.steps[i].room;
         // Shapes allowed by the repeat modes (soft: all of them if none is). Corridor rooms
         // ignore repeat modes, as in Edgar.
         let used_here = |t: usize, neighbours_only: bool| {
@@ -1120,13 +1176,10 @@ impl Planner {
                     st.placed[nb].is_some_and(|(s, _)| self.shapes[s as usize].template == t)
                 })
             } else {
-                st.placed
-                    .iter()
-                    .enumerate()
-                    .any(|(r, p)| {
-                        !self.problem.rooms[r].corridor
-                            && p.is_some_and(|(s, _)| self.shapes[s as usize].template == t)
-                    })
+                st.placed.iter().enumerate().any(|(r, p)| {
+                    !self.problem.rooms[r].corridor
+                        && p.is_some_and(|(s, _)| self.shapes[s as usize].template == t)
+                })
             }
         };
         let corridor_room = self.problem.rooms[room].corridor;
@@ -1152,14 +1205,34 @@ impl Planner {
             .map(|&(s, w)| (-(1.0 - seed::unit(rng)).ln() / w, s))
             .collect();
         keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        keyed.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// Candidate placements of `shapes` for step `i`, best first: shuffled, cut to those that
+    /// can still be joined to the step's targets, and sorted by distance to them for a step
+    /// that pulls.
+    fn candidates<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        st: &State,
+        i: usize,
+        shapes: &[u32],
+    ) -> Vec<Cand> {
+        let step = &self.steps[i];
         let mut out: Vec<Cand> = Vec::new();
         if i == 0 {
-            for &(_, s) in &keyed {
-                out.push(Cand {
-                    shape: s,
-                    pos: Point::default(),
-                });
-            }
+            out.extend(shapes.iter().map(|&s| Cand {
+                shape: s,
+                pos: Point::default(),
+            }));
+            return out;
+        }
+        for &s in shapes {
+            let start = out.len();
+            self.positions(st, step, s, &mut out);
+            seed::shuffle(rng, &mut out[start..]);
+        }
+        if step.targets.is_empty() {
             return out;
         }
         let targets: Vec<(Rect, u32, u32)> = step
@@ -1169,14 +1242,6 @@ impl Planner {
                 st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach, hops))
             })
             .collect();
-        for &(_, s) in &keyed {
-            let start = out.len();
-            self.positions(st, step, s, &mut out);
-            seed::shuffle(rng, &mut out[start..]);
-        }
-        if targets.is_empty() {
-            return out;
-        }
         let mut scored: Vec<(u32, Cand)> = Vec::with_capacity(out.len());
         'cands: for c in out {
             let rect = self.rect_of(c.shape, c.pos);
@@ -1199,6 +1264,29 @@ impl Planner {
             scored.sort_by_key(|&(s, _)| s);
         }
         scored.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// A frame for step `i`: a step that pulls gets every candidate at once (sorted); any other
+    /// gets one shape's candidates at a time.
+    fn frame<R: Rng + ?Sized>(&self, rng: &mut R, st: &State, i: usize, corridors: usize) -> Frame {
+        let shapes = self.shape_order(rng, st, i);
+        let (cands, shapes_left) = if self.steps[i].pull || i == 0 {
+            (self.candidates(rng, st, i, &shapes), Vec::new())
+        } else {
+            let mut rest = shapes;
+            rest.reverse();
+            let first = rest.pop().expect("rooms have shapes");
+            (self.candidates(rng, st, i, &[first]), rest)
+        };
+        Frame {
+            cands,
+            shapes_left,
+            next: 0,
+            failures: 0,
+            corridors,
+            extra: Vec::new(),
+            conflict: self.base_conflicts(i),
+        }
     }
 
     /// The sorted offsets (from the neighbour) at which shape `s` meets neighbour `nb` over

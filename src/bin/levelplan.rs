@@ -12,10 +12,10 @@ use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
 use levelplan::graph::solve::{Walkthrough, solve};
 use levelplan::graph::{cycle_rank, dead_ends, distances_from, to_dot_with_composites};
-use levelplan::recipes::isaac::{self, IsaacParams};
-use levelplan::{Conditions, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin};
 use levelplan::layout::Planner;
 use levelplan::layout::edgar::EdgarLevel;
+use levelplan::recipes::isaac::{self, IsaacParams};
+use levelplan::{Conditions, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin};
 
 /// Graph-first procedural level planning.
 ///
@@ -315,7 +315,11 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 .map_err(|e| e.to_string())?
             {
                 Ok(()) => {
-                    println!("valid: {} is a layout of {}", layout.display(), level.display());
+                    println!(
+                        "valid: {} is a layout of {}",
+                        layout.display(),
+                        level.display()
+                    );
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(v) => Err(format!("invalid: {}: {v}", layout.display())),

@@ -5,10 +5,10 @@
 use pathfinding::directed::astar::astar;
 use rstar::AABB;
 
+use super::Segment;
 use super::geom::{Dir, Point, Rect};
 use super::plan::{Planner, State};
 use super::template::{DoorKind, DoorPos, Shape};
-use super::Segment;
 
 /// A routed corridor.
 #[derive(Debug, Clone)]
@@ -65,12 +65,12 @@ pub(crate) fn route(
     let (sb, pb) = st.placed[nb]?;
     let (shape_a, shape_b) = (planner.shape(sa), planner.shape(sb));
     let occupied_by_room = |p: Point| -> bool {
-        st.index
-            .locate_all_at_point([p.x, p.y])
-            .any(|e| match st.placed.get(e.data as usize).copied().flatten() {
+        st.index.locate_all_at_point([p.x, p.y]).any(|e| {
+            match st.placed.get(e.data as usize).copied().flatten() {
                 Some((s, q)) => planner.shape(s).mask.inside(p.x - q.x, p.y - q.y),
                 None => true,
-            })
+            }
+        })
     };
     let ends = |shape: &Shape, pos: Point, is_from: bool| -> Vec<(usize, Point)> {
         shape

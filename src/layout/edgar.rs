@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::geom::{Point, Transform};
-use super::template::{DoorKind, DoorLine, DoorMode, DoorSpec, RepeatMode, RoomTemplate, TemplateShape};
+use super::template::{
+    DoorKind, DoorLine, DoorMode, DoorSpec, RepeatMode, RoomTemplate, TemplateShape,
+};
 use super::verify::{self, Violation};
 use super::{Layout, LayoutProblem, LinkSpec, PlacedLink, PlacedRoom, Realise, RoomSpec, Segment};
 
@@ -238,9 +240,10 @@ impl EdgarLevel {
                 return Err(invalid(format!("room id {} appears twice", r.id)));
             }
             let name = r.name.clone().unwrap_or_else(|| r.id.to_string());
-            problem
-                .rooms
-                .push(RoomSpec::new(&name, lookup(&r.templates, &format!("room {}", r.id))?));
+            problem.rooms.push(RoomSpec::new(
+                &name,
+                lookup(&r.templates, &format!("room {}", r.id))?,
+            ));
             ids.push(r.id);
         }
         let mut next_id = level.rooms.iter().map(|r| r.id).max().unwrap_or(-1) + 1;
@@ -257,7 +260,8 @@ impl EdgarLevel {
             match &c.corridor_templates {
                 Some(list) if !list.is_empty() => {
                     let what = format!("the corridor of connection {}-{}", c.from, c.to);
-                    let mut spec = RoomSpec::new(&format!("{}-{}", c.from, c.to), lookup(list, &what)?);
+                    let mut spec =
+                        RoomSpec::new(&format!("{}-{}", c.from, c.to), lookup(list, &what)?);
                     spec.corridor = true;
                     let k = problem.rooms.len();
                     problem.rooms.push(spec);
@@ -372,7 +376,10 @@ impl EdgarLevel {
                         None => {
                             return Err(room_err(
                                 format!("corridor {}", r.room),
-                                format!("has a door to {}, which is not a room of the level", d.to_room),
+                                format!(
+                                    "has a door to {}, which is not a room of the level",
+                                    d.to_room
+                                ),
                             ));
                         }
                     }
@@ -380,10 +387,16 @@ impl EdgarLevel {
                 let [a, b] = ends[..] else {
                     return Err(room_err(
                         format!("corridor {}", r.room),
-                        format!("joins {} rooms; a corridor room joins exactly two", ends.len()),
+                        format!(
+                            "joins {} rooms; a corridor room joins exactly two",
+                            ends.len()
+                        ),
                     ));
                 };
-                match corridor_of.get_mut(&(a.min(b), a.max(b))).and_then(|v| v.pop()) {
+                match corridor_of
+                    .get_mut(&(a.min(b), a.max(b)))
+                    .and_then(|v| v.pop())
+                {
                     Some(k) => k,
                     None => {
                         return Err(room_err(
@@ -428,7 +441,10 @@ impl EdgarLevel {
             else {
                 return Err(room_err(
                     self.problem.rooms[i].name.clone(),
-                    format!("uses template `{}`, which the level does not define", r.template),
+                    format!(
+                        "uses template `{}`, which the level does not define",
+                        r.template
+                    ),
                 ));
             };
             let outline: Vec<Point> = r
@@ -441,7 +457,10 @@ impl EdgarLevel {
                 template: t,
                 template_name: r.template.clone(),
                 transform: r.transformation,
-                position: r.position.map(|p| Point::new(p[0], p[1])).unwrap_or_default(),
+                position: r
+                    .position
+                    .map(|p| Point::new(p[0], p[1]))
+                    .unwrap_or_default(),
                 min: super::geom::min_corner(&outline),
                 outline,
                 corridor: r.is_corridor,
@@ -456,7 +475,10 @@ impl EdgarLevel {
                 if !linked {
                     return Err(room_err(
                         self.problem.rooms[i].name.clone(),
-                        format!("has a door to room {}, which it is not linked to", d.to_room),
+                        format!(
+                            "has a door to room {}, which it is not linked to",
+                            d.to_room
+                        ),
                     ));
                 }
             }
@@ -473,7 +495,10 @@ impl EdgarLevel {
                     problem: "no door between the two rooms".into(),
                 });
             };
-            let (a, b) = (Point::new(d.from[0], d.from[1]), Point::new(d.to[0], d.to[1]));
+            let (a, b) = (
+                Point::new(d.from[0], d.from[1]),
+                Point::new(d.to[0], d.to[1]),
+            );
             let s = Segment {
                 a: a.min(b),
                 b: a.max(b),

@@ -375,9 +375,8 @@ impl Mask {
             twice += p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64;
             perimeter += p.manhattan(q) as i64;
         }
-        let mask_inside = |x: i32, y: i32| {
-            x >= 0 && y >= 0 && x < w && y < h && bits[(y * w + x) as usize]
-        };
+        let mask_inside =
+            |x: i32, y: i32| x >= 0 && y >= 0 && x < w && y < h && bits[(y * w + x) as usize];
         let mut edges = 0i64;
         for y in -1..=h {
             for x in -1..=w {
@@ -483,13 +482,22 @@ mod tests {
 
     #[test]
     fn l_shape_mask_and_sides() {
-        let m = Mask::from_outline(&pts(&[(0, 0), (0, 6), (3, 6), (3, 3), (6, 3), (6, 0)])).unwrap();
+        let m =
+            Mask::from_outline(&pts(&[(0, 0), (0, 6), (3, 6), (3, 3), (6, 3), (6, 0)])).unwrap();
         assert_eq!((m.width, m.height, m.area), (6, 6, 27));
         assert!(m.inside(0, 5) && !m.inside(4, 4) && m.inside(5, 0));
         assert_eq!(m.sides.len(), 6);
-        let west = m.sides.iter().find(|s| s.a == Point::new(0, 0) && s.b.x == 0).unwrap();
+        let west = m
+            .sides
+            .iter()
+            .find(|s| s.a == Point::new(0, 0) && s.b.x == 0)
+            .unwrap();
         assert_eq!(west.facing, Dir::West);
-        let notch = m.sides.iter().find(|s| s.a == Point::new(3, 3) && s.b == Point::new(6, 3)).unwrap();
+        let notch = m
+            .sides
+            .iter()
+            .find(|s| s.a == Point::new(3, 3) && s.b == Point::new(6, 3))
+            .unwrap();
         assert_eq!(notch.facing, Dir::North);
     }
 
@@ -497,10 +505,22 @@ mod tests {
     fn bad_outlines_are_named() {
         assert_eq!(
             Mask::from_outline(&pts(&[(0, 0), (0, 2), (2, 3), (2, 0)])),
-            Err(OutlineProblem::NotRectilinear(Point::new(0, 2), Point::new(2, 3)))
+            Err(OutlineProblem::NotRectilinear(
+                Point::new(0, 2),
+                Point::new(2, 3)
+            ))
         );
         // A figure eight touching itself at one point.
-        let eight = pts(&[(0, 0), (0, 2), (2, 2), (2, 4), (4, 4), (4, 2), (2, 2), (2, 0)]);
+        let eight = pts(&[
+            (0, 0),
+            (0, 2),
+            (2, 2),
+            (2, 4),
+            (4, 4),
+            (4, 2),
+            (2, 2),
+            (2, 0),
+        ]);
         assert!(Mask::from_outline(&eight).is_err());
     }
 
@@ -510,7 +530,16 @@ mod tests {
         let got: Vec<Point> = Transform::ALL.iter().map(|t| t.apply(p)).collect();
         assert_eq!(
             got,
-            pts(&[(2, 5), (5, -2), (-2, -5), (-5, 2), (2, -5), (-2, 5), (5, 2), (-5, -2)])
+            pts(&[
+                (2, 5),
+                (5, -2),
+                (-2, -5),
+                (-5, 2),
+                (2, -5),
+                (-2, 5),
+                (5, 2),
+                (-5, -2)
+            ])
         );
         assert_eq!(Transform::Rotate90.apply_dir(Dir::North), Dir::East);
         assert_eq!(Transform::MirrorX.apply_dir(Dir::North), Dir::South);
@@ -526,7 +555,12 @@ mod tests {
         );
         assert_eq!(g, 4);
         assert_eq!(
-            segment_gap(Point::new(0, 0), Point::new(4, 0), Point::new(2, 0), Point::new(2, 3)),
+            segment_gap(
+                Point::new(0, 0),
+                Point::new(4, 0),
+                Point::new(2, 0),
+                Point::new(2, 3)
+            ),
             0
         );
     }

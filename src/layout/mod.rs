@@ -23,7 +23,7 @@
 //!   failed most.
 //!
 //! The result, a [`Layout`], gives each room its template, transformation, position and
-//! outline, and each link its doors (and corridor cells). `raster::rasterise` turns it into a
+//! outline, and each link its doors (and corridor cells). [`raster::rasterise`] turns it into a
 //! [`TileMap`](crate::tiles::TileMap).
 //!
 //! ```
@@ -48,17 +48,18 @@
 pub mod corridor;
 pub mod edgar;
 pub mod geom;
+pub mod library;
 mod plan;
+pub mod raster;
 pub mod template;
 pub mod verify;
 
 use serde::{Deserialize, Serialize};
 
 pub use geom::{Dir, Point, Rect, Transform};
-pub use plan::Planner;
+pub use plan::{Planner, ShapeSet};
 pub use template::{
-    DoorKind, DoorLine, DoorMode, DoorSpec, RepeatMode, RoomTemplate, TemplateError,
-    TemplateShape,
+    DoorKind, DoorLine, DoorMode, DoorSpec, RepeatMode, RoomTemplate, TemplateError, TemplateShape,
 };
 
 /// How a link is realised in space.

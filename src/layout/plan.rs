@@ -2,13 +2,15 @@
 
 use std::collections::HashMap;
 
+use std::sync::Arc;
+
 use rand::Rng;
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{AABB, RTree};
 
 use super::corridor::{self, Corridor};
 use super::geom::{Point, Rect, segment_gap};
-use super::template::{DoorKind, RepeatMode, Shape};
+use super::template::{DoorKind, RepeatMode, RoomTemplate, Shape};
 use super::verify;
 use super::{
     Layout, LayoutError, LayoutProblem, PlacedLink, PlacedRoom, Realise, RetryPolicy, Segment,
@@ -110,11 +112,10 @@ struct Step {
 #[derive(Debug, Clone)]
 pub struct Planner {
     problem: LayoutProblem,
-    shapes: Vec<Shape>,
+    set: Arc<ShapeSet>,
     room_shapes: Vec<Vec<(u32, f64)>>,
     repeat: Vec<RepeatMode>,
     adj: Vec<Vec<(usize, usize)>>,
-    spaces: Dense<Space>,
     via: Vec<Option<ViaRoom>>,
     /// Corridor classes: shapes, whether `a` is the `from` of `la`, whether the corridor is the
     /// `from` of `lb`.
@@ -159,24 +160,48 @@ impl Planner {
         if n == 0 {
             return Err(LayoutError::Problem("there are no rooms to place".into()));
         }
-        let mut shapes: Vec<Shape> = Vec::new();
-        let mut template_shapes: Vec<Vec<u32>> = Vec::new();
-        let mut names = std::collections::HashSet::new();
-        for (i, t) in problem.templates.iter().enumerate() {
-            if !names.insert(t.name.as_str()) {
-                return Err(LayoutError::Problem(format!(
-                    "two room templates are called `{}`",
-                    t.name
-                )));
+        let set = ShapeSet::compile(&problem.templates)?;
+        let mut planner = Planner::prepare(problem, Arc::new(set))?;
+        let need = planner.needed_spaces();
+        let mut set = ShapeSet::clone(&planner.set);
+        for (a, b, f) in need {
+            if set.spaces.get(a, b, 0, f).is_none() {
+                let space = set.space(a, b, f);
+                set.spaces.insert(a, b, 0, f, space);
             }
-            let compiled = t.compile(i)?;
-            let mut ids = Vec::new();
-            for s in compiled {
-                ids.push(shapes.len() as u32);
-                shapes.push(s);
-            }
-            template_shapes.push(ids);
         }
+        planner.set = Arc::new(set);
+        planner.build_compounds();
+        Ok(planner)
+    }
+
+    /// A planner that shares compiled templates and their configuration spaces (see
+    /// [`ShapeSet::new`]) with others: preparing it costs little, which matters when a game
+    /// lays out many levels from one template library.
+    pub fn with_shapes(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
+        if !set.complete
+            || set.names.len() != problem.templates.len()
+            || set
+                .names
+                .iter()
+                .zip(&problem.templates)
+                .any(|(a, t)| *a != t.name)
+        {
+            return Err(LayoutError::Problem(
+                "the shape set was not made by ShapeSet::new from this problem's templates".into(),
+            ));
+        }
+        let mut planner = Planner::prepare(problem, set)?;
+        planner.build_compounds();
+        Ok(planner)
+    }
+
+    fn prepare(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
+        let n = problem.rooms.len();
+        if n == 0 {
+            return Err(LayoutError::Problem("there are no rooms to place".into()));
+        }
+        let template_shapes = &set.template_shapes;
         let repeat: Vec<RepeatMode> = problem
             .templates
             .iter()
@@ -204,7 +229,8 @@ impl Planner {
                     )));
                 };
                 let w = problem.templates[t].weight / ids.len() as f64;
-                for &s in ids {
+                let ids = ids.clone();
+                for s in ids {
                     match ws.iter_mut().find(|(x, _)| *x == s) {
                         Some(e) => e.1 += w,
                         None => ws.push((s, w)),
@@ -250,7 +276,11 @@ impl Planner {
             }
             let mut shapes_k: Vec<u32> = room_shapes[k].iter().map(|x: &(u32, f64)| x.0).collect();
             shapes_k.sort_unstable();
-            let key = (shapes_k, problem.links[la].from == na, problem.links[lb].from == k);
+            let key = (
+                shapes_k,
+                problem.links[la].from == na,
+                problem.links[lb].from == k,
+            );
             let class = match classes.iter().position(|c| *c == key) {
                 Some(c) => c,
                 None => {
@@ -266,11 +296,10 @@ impl Planner {
         }
         let mut planner = Planner {
             problem,
-            shapes,
+            set,
             room_shapes,
             repeat,
             adj,
-            spaces: Dense::new(0, 0),
             via,
             classes,
             compounds: Dense::new(0, 0),
@@ -279,7 +308,6 @@ impl Planner {
             composite_of: vec![String::new(); n],
         };
         planner.order()?;
-        planner.build_spaces()?;
         Ok(planner)
     }
 
@@ -313,7 +341,7 @@ impl Planner {
     }
 
     pub(crate) fn shape(&self, i: u32) -> &Shape {
-        &self.shapes[i as usize]
+        &self.set.shapes[i as usize]
     }
 
     /// The neighbours of each room the search sees: collapsed corridor rooms are replaced by a
@@ -457,7 +485,10 @@ impl Planner {
             let m = cyc.len();
             let label = format!(
                 " in the loop of {}",
-                cyc.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(", ")
+                cyc.iter()
+                    .map(|&r| format!("`{}`", name(r)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             for &r in &cyc {
                 if !done[r] && self.composite_of[r].is_empty() {
@@ -466,7 +497,9 @@ impl Planner {
             }
             if order.is_empty() {
                 // The first loop: from its best-connected room, both arms alternately.
-                let start = (0..m).max_by_key(|&i| (vadj[cyc[i]].len(), m - i)).unwrap_or(0);
+                let start = (0..m)
+                    .max_by_key(|&i| (vadj[cyc[i]].len(), m - i))
+                    .unwrap_or(0);
                 let seq: Vec<usize> = (0..m).map(|i| cyc[(start + i) % m]).collect();
                 push(seq[0], &mut order, &mut done);
                 let (mut l, mut r) = (1usize, m - 1);
@@ -573,7 +606,7 @@ impl Planner {
                 self.room_shapes[r]
                     .iter()
                     .map(|&(s, _)| {
-                        let m = &self.shapes[s as usize].mask;
+                        let m = &self.set.shapes[s as usize].mask;
                         (m.width + m.height) as u32
                     })
                     .max()
@@ -631,7 +664,10 @@ impl Planner {
         i: usize,
     ) -> Vec<(usize, u32, u32)> {
         let edge_reach = |e: Edge| match e {
-            Edge::Link(l) => self.problem.links[l].realise.path_bounds().map_or(0, |b| b.1),
+            Edge::Link(l) => self.problem.links[l]
+                .realise
+                .path_bounds()
+                .map_or(0, |b| b.1),
             Edge::Via(k) => span[k],
         };
         let mut best: HashMap<usize, (u32, u32)> = HashMap::new();
@@ -662,13 +698,16 @@ impl Planner {
                 }
             }
         }
-        let mut out: Vec<(usize, u32, u32)> =
-            best.into_iter().map(|(t, (reach, hops))| (t, reach, hops)).collect();
+        let mut out: Vec<(usize, u32, u32)> = best
+            .into_iter()
+            .map(|(t, (reach, hops))| (t, reach, hops))
+            .collect();
         out.sort_unstable();
         out
     }
 
-    fn build_spaces(&mut self) -> Result<(), LayoutError> {
+    /// The (placed shape, new shape, placed is `from`) pairs the problem's links need.
+    fn needed_spaces(&self) -> Vec<(u32, u32, bool)> {
         let mut need: Vec<(u32, u32, bool)> = Vec::new();
         for l in &self.problem.links {
             for &(sf, _) in &self.room_shapes[l.from] {
@@ -680,11 +719,10 @@ impl Planner {
         }
         need.sort_unstable();
         need.dedup();
-        self.spaces = Dense::new(self.shapes.len(), 1);
-        for key in need {
-            let space = self.space(key.0, key.1, key.2);
-            self.spaces.insert(key.0, key.1, 0, key.2, space);
-        }
+        need
+    }
+
+    fn build_compounds(&mut self) {
         let mut cneed: Vec<(u32, u32, u32, bool)> = Vec::new();
         for step in &self.steps {
             for &(nb, e) in &step.earlier {
@@ -701,14 +739,17 @@ impl Planner {
         cneed.sort_unstable();
         cneed.dedup();
         self.compounds = Dense::new(
-            if cneed.is_empty() { 0 } else { self.shapes.len() },
+            if cneed.is_empty() {
+                0
+            } else {
+                self.set.shapes.len()
+            },
             self.classes.len(),
         );
         for key in cneed {
             let c = self.compound(key);
             self.compounds.insert(key.0, key.1, key.2, key.3, c);
         }
-        Ok(())
     }
 
     /// Offsets of the new room from the placed one through a corridor of class `class`.
@@ -722,18 +763,18 @@ impl Planner {
         let mut all: Vec<(Point, u32, Point)> = Vec::new();
         for &sc in cshapes {
             let own1;
-            let s1 = match self.spaces.get(sp, sc, 0, f1) {
+            let s1 = match self.set.spaces.get(sp, sc, 0, f1) {
                 Some(x) => x,
                 None => {
-                    own1 = self.space(sp, sc, f1);
+                    own1 = self.set.space(sp, sc, f1);
                     &own1
                 }
             };
             let own2;
-            let s2 = match self.spaces.get(sc, sn, 0, f2) {
+            let s2 = match self.set.spaces.get(sc, sn, 0, f2) {
                 Some(x) => x,
                 None => {
-                    own2 = self.space(sc, sn, f2);
+                    own2 = self.set.space(sc, sn, f2);
                     &own2
                 }
             };
@@ -745,7 +786,7 @@ impl Planner {
         }
         all.sort_unstable();
         all.dedup();
-        let (p, q) = (&self.shapes[sp as usize], &self.shapes[sn as usize]);
+        let (p, q) = (&self.set.shapes[sp as usize], &self.set.shapes[sn as usize]);
         let d = self.problem.min_distance;
         let mut out = Compound::default();
         let mut i = 0;
@@ -768,56 +809,15 @@ impl Planner {
         out
     }
 
-    /// Every offset at which shape `new` touches shape `placed` with two doors meeting.
-    fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
-        let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
-        let ok = |k: DoorKind, is_from: bool| match k {
-            DoorKind::Any => true,
-            DoorKind::Exit => is_from,
-            DoorKind::Entrance => !is_from,
-        };
-        let mut all: Vec<(Point, u16, u16)> = Vec::new();
-        for (i, dp) in p.doors.iter().enumerate() {
-            if !ok(dp.kind, placed_is_from) {
-                continue;
-            }
-            for (j, dq) in q.doors.iter().enumerate() {
-                if dq.facing != dp.facing.opposite()
-                    || dq.len() != dp.len()
-                    || !ok(dq.kind, !placed_is_from)
-                {
-                    continue;
-                }
-                if let (Some(a), Some(b)) = (&dp.socket, &dq.socket)
-                    && a != b
-                {
-                    continue;
-                }
-                all.push((dp.a - dq.a, i as u16, j as u16));
-            }
-        }
-        all.sort_unstable();
-        let mut out = Space::default();
-        let mut i = 0;
-        while i < all.len() {
-            let mut j = i;
-            while j < all.len() && all[j].0 == all[i].0 {
-                j += 1;
-            }
-            // Of several door pairs at one offset, the middle one.
-            let t = all[i + (j - i) / 2];
-            if !overlap(p, Point::default(), q, t.0) {
-                out.offsets.push(t.0);
-                out.doors.push((t.1, t.2));
-            }
-            i = j;
-        }
-        out
-    }
-
     /// The two doors that meet when `new` is at `offset` from `placed`.
-    fn touch(&self, placed: u32, new: u32, placed_is_from: bool, offset: Point) -> Option<(u16, u16)> {
-        let s = self.spaces.get(placed, new, 0, placed_is_from)?;
+    fn touch(
+        &self,
+        placed: u32,
+        new: u32,
+        placed_is_from: bool,
+        offset: Point,
+    ) -> Option<(u16, u16)> {
+        let s = self.set.spaces.get(placed, new, 0, placed_is_from)?;
         s.offsets.binary_search(&offset).ok().map(|i| s.doors[i])
     }
 
@@ -991,7 +991,7 @@ impl Planner {
     }
 
     fn rect_of(&self, shape: u32, pos: Point) -> Rect {
-        let m = &self.shapes[shape as usize].mask;
+        let m = &self.set.shapes[shape as usize].mask;
         Rect {
             min: pos,
             max: pos + Point::new(m.width, m.height),
@@ -1013,7 +1013,7 @@ impl Planner {
     /// Whether `room` with `shape` at `pos` collides with anything placed (or comes too close
     /// to a room it is not linked to).
     fn collides(&self, st: &State, room: usize, shape_id: u32, pos: Point) -> Option<usize> {
-        let shape = &self.shapes[shape_id as usize];
+        let shape = &self.set.shapes[shape_id as usize];
         let rect = self.rect_of(shape_id, pos);
         let d = self.problem.min_distance as i32;
         let env = AABB::from_corners(
@@ -1031,12 +1031,11 @@ impl Planner {
                 let Some((qs, qp)) = st.placed[q] else {
                     continue;
                 };
-                let other = &self.shapes[qs as usize];
+                let other = &self.set.shapes[qs as usize];
                 if overlap(shape, pos, other, qp) {
                     return Some(q);
                 }
-                if d > 0 && !self.linked(room, q) && outline_gap(shape, pos, other, qp) < d as u32
-                {
+                if d > 0 && !self.linked(room, q) && outline_gap(shape, pos, other, qp) < d as u32 {
                     return Some(q);
                 }
             } else {
@@ -1106,7 +1105,12 @@ impl Planner {
             let v = self.via[k].expect("via");
             let comp = self
                 .compounds
-                .get(st.placed[nb].expect("placed").0, c.shape, v.class, nb == v.a)
+                .get(
+                    st.placed[nb].expect("placed").0,
+                    c.shape,
+                    v.class,
+                    nb == v.a,
+                )
                 .expect("checked above");
             let np = st.placed[nb].expect("placed").1;
             let (lo, hi) = (comp.starts[at] as usize, comp.starts[at + 1] as usize);
@@ -1173,12 +1177,12 @@ impl Planner {
         let used_here = |t: usize, neighbours_only: bool| {
             if neighbours_only {
                 self.adj[room].iter().any(|&(nb, _)| {
-                    st.placed[nb].is_some_and(|(s, _)| self.shapes[s as usize].template == t)
+                    st.placed[nb].is_some_and(|(s, _)| self.set.shapes[s as usize].template == t)
                 })
             } else {
                 st.placed.iter().enumerate().any(|(r, p)| {
                     !self.problem.rooms[r].corridor
-                        && p.is_some_and(|(s, _)| self.shapes[s as usize].template == t)
+                        && p.is_some_and(|(s, _)| self.set.shapes[s as usize].template == t)
                 })
             }
         };
@@ -1187,7 +1191,7 @@ impl Planner {
             .iter()
             .copied()
             .filter(|&(s, _)| {
-                let t = self.shapes[s as usize].template;
+                let t = self.set.shapes[s as usize].template;
                 corridor_room
                     || match self.repeat[t] {
                         RepeatMode::AllowRepeat => true,
@@ -1295,6 +1299,7 @@ impl Planner {
         let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
         let list: &[Point] = match e {
             Edge::Link(l) => self
+                .set
                 .spaces
                 .get(ns, s, 0, self.problem.links[l].from == nb)
                 .map_or(&[], |v| &v.offsets),
@@ -1377,9 +1382,16 @@ impl Planner {
     fn standoff(&self, st: &State, s: u32, (nb, e): (usize, Edge), out: &mut Vec<Point>) {
         let Edge::Link(l) = e else { return };
         let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
-        let (lo, hi) = self.problem.links[l].realise.path_bounds().unwrap_or((4, 30));
-        let shape = &self.shapes[ns as usize];
-        if let Some(space) = self.spaces.get(ns, s, 0, self.problem.links[l].from == nb) {
+        let (lo, hi) = self.problem.links[l]
+            .realise
+            .path_bounds()
+            .unwrap_or((4, 30));
+        let shape = &self.set.shapes[ns as usize];
+        if let Some(space) = self
+            .set
+            .spaces
+            .get(ns, s, 0, self.problem.links[l].from == nb)
+        {
             for (o, d) in space.offsets.iter().zip(&space.doors) {
                 let f = shape.doors[d.0 as usize].facing.step();
                 for g in [lo.max(3), (lo + hi) / 3, (lo + hi) / 2] {
@@ -1397,7 +1409,7 @@ impl Planner {
         let mut rooms = Vec::with_capacity(nrooms);
         for (r, spec) in self.problem.rooms.iter().enumerate() {
             let (s, p) = st.placed[r].expect("a finished layout places every room");
-            let shape = &self.shapes[s as usize];
+            let shape = &self.set.shapes[s as usize];
             rooms.push(PlacedRoom {
                 name: spec.name.clone(),
                 template: shape.template,
@@ -1433,7 +1445,7 @@ impl Planner {
             let t = self
                 .touch(fs, ts, true, tp - fp)
                 .expect("contact links touch in a finished layout");
-            let d = &self.shapes[fs as usize].doors[t.0 as usize];
+            let d = &self.set.shapes[fs as usize].doors[t.0 as usize];
             let seg = Segment {
                 a: d.a + fp,
                 b: d.b + fp,
@@ -1455,6 +1467,120 @@ impl Planner {
     /// Checks a layout against this planner's problem (see [`verify::check`]).
     pub fn check(&self, layout: &Layout) -> Result<(), verify::Violation> {
         verify::check(&self.problem, layout)
+    }
+}
+
+/// Room templates compiled under their transformations into shapes, with the configuration
+/// spaces between pairs of shapes: every offset at which one shape touches another with two
+/// doors meeting. Built once per template list and shared by planners
+/// ([`Planner::with_shapes`]).
+#[derive(Debug, Clone)]
+pub struct ShapeSet {
+    names: Vec<String>,
+    shapes: Vec<Shape>,
+    template_shapes: Vec<Vec<u32>>,
+    spaces: Dense<Space>,
+    complete: bool,
+}
+
+impl ShapeSet {
+    /// Compiles `templates` and computes the configuration space of every pair of shapes.
+    ///
+    /// # Complexity
+    /// `O(S^2 D^2)` for `S` shapes with `D` door positions each.
+    pub fn new(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
+        let mut set = ShapeSet::compile(templates)?;
+        let n = set.shapes.len() as u32;
+        for a in 0..n {
+            for b in 0..n {
+                for f in [false, true] {
+                    let space = set.space(a, b, f);
+                    set.spaces.insert(a, b, 0, f, space);
+                }
+            }
+        }
+        set.complete = true;
+        Ok(set)
+    }
+
+    /// Number of distinct shapes.
+    pub fn shape_count(&self) -> usize {
+        self.shapes.len()
+    }
+
+    fn compile(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
+        let mut shapes: Vec<Shape> = Vec::new();
+        let mut template_shapes: Vec<Vec<u32>> = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        for (i, t) in templates.iter().enumerate() {
+            if !names.insert(t.name.as_str()) {
+                return Err(LayoutError::Problem(format!(
+                    "two room templates are called `{}`",
+                    t.name
+                )));
+            }
+            let compiled = t.compile(i)?;
+            let mut ids = Vec::new();
+            for s in compiled {
+                ids.push(shapes.len() as u32);
+                shapes.push(s);
+            }
+            template_shapes.push(ids);
+        }
+        Ok(ShapeSet {
+            names: templates.iter().map(|t| t.name.clone()).collect(),
+            spaces: Dense::new(shapes.len(), 1),
+            shapes,
+            template_shapes,
+            complete: false,
+        })
+    }
+
+    /// Every offset at which shape `new` touches shape `placed` with two doors meeting.
+    fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
+        let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
+        let ok = |k: DoorKind, is_from: bool| match k {
+            DoorKind::Any => true,
+            DoorKind::Exit => is_from,
+            DoorKind::Entrance => !is_from,
+        };
+        let mut all: Vec<(Point, u16, u16)> = Vec::new();
+        for (i, dp) in p.doors.iter().enumerate() {
+            if !ok(dp.kind, placed_is_from) {
+                continue;
+            }
+            for (j, dq) in q.doors.iter().enumerate() {
+                if dq.facing != dp.facing.opposite()
+                    || dq.len() != dp.len()
+                    || !ok(dq.kind, !placed_is_from)
+                {
+                    continue;
+                }
+                if let (Some(a), Some(b)) = (&dp.socket, &dq.socket)
+                    && a != b
+                {
+                    continue;
+                }
+                all.push((dp.a - dq.a, i as u16, j as u16));
+            }
+        }
+        all.sort_unstable();
+        let mut out = Space::default();
+        let mut i = 0;
+        while i < all.len() {
+            let mut j = i;
+            while j < all.len() && all[j].0 == all[i].0 {
+                j += 1;
+            }
+            // Of several door pairs at one offset, the middle one.
+            let t = all[i + (j - i) / 2];
+            if !overlap(p, Point::default(), q, t.0) {
+                out.offsets.push(t.0);
+                out.doors.push((t.1, t.2));
+            }
+            i = j;
+        }
+        out
     }
 }
 

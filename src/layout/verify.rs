@@ -190,7 +190,8 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
             if !spec.realise.contact_allowed() {
                 return Err(bad("the link must be a corridor".into()));
             }
-            if seg(placed.door_from.a, placed.door_from.b) != seg(placed.door_to.a, placed.door_to.b)
+            if seg(placed.door_from.a, placed.door_from.b)
+                != seg(placed.door_to.a, placed.door_to.b)
                 || df.facing != dt.facing.opposite()
             {
                 return Err(bad("the two doors do not meet".into()));
@@ -203,16 +204,16 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
         let cells = &placed.corridor;
         let len = cells.len() as u32;
         if len < lo || len > hi {
-            return Err(bad(format!(
-                "corridor of {len} cells, allowed {lo}..={hi}"
-            )));
+            return Err(bad(format!("corridor of {len} cells, allowed {lo}..={hi}")));
         }
         let pf = shapes[spec.from].1;
         let pt = shapes[spec.to].1;
         let start = outside_cell(df.a + pf, df.b + pf, df.facing);
         let end = outside_cell(dt.a + pt, dt.b + pt, dt.facing);
         if cells.first() != Some(&start) || cells.last() != Some(&end) {
-            return Err(bad("the corridor does not start and end at its doors".into()));
+            return Err(bad(
+                "the corridor does not start and end at its doors".into()
+            ));
         }
         if cells.windows(2).any(|w| w[0].manhattan(w[1]) != 1) {
             return Err(bad("the corridor has a gap".into()));

@@ -5,6 +5,7 @@
 //! into a graph.
 
 pub mod diablo;
+pub mod gungeon;
 pub mod isaac;
 
 use crate::graph::{LevelGraph, Link, Room, RoomId, RoomKind};

@@ -1,0 +1,304 @@
+//! Gungeon-style levels: flow -> transforms and injections -> locks -> layout -> tiles
+//! (`shared/spec/flows.md`).
+//!
+//! ```
+//! use levelplan::recipes::gungeon::{self, GungeonParams};
+//! use levelplan::Flow;
+//!
+//! let flow = Flow::builtin("classic").unwrap();
+//! let level = gungeon::generate(&flow, 7, &GungeonParams::default()).unwrap();
+//! assert_eq!(level.layout.rooms.len(), level.graph.room_count());
+//! println!("{}", level.tiles.map.to_ascii());
+//! ```
+
+use crate::graph::flow::{Conditions, Flow, FlowError};
+use crate::graph::lock_and_key::{self, LockPlan};
+use crate::graph::solve::{Walkthrough, solve};
+use crate::graph::{LevelGraph, LinkId, LinkKind, LinkRole, RoomId, RoomKind};
+use crate::layout::library::TemplateLibrary;
+use crate::layout::raster::{Raster, rasterise};
+use std::sync::{Arc, OnceLock};
+
+use crate::layout::{
+    Budget, Layout, LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, ShapeSet,
+};
+use crate::seed;
+use crate::tiles::Tile;
+
+/// Settings of the recipe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GungeonParams {
+    /// Flags for the flow's injection rules, and once-per-run rules already spent.
+    pub conditions: Conditions,
+    /// Extra locks planned on top of the flow's own (`None`: only the flow's).
+    pub locks: Option<LockPlan>,
+    /// The room templates.
+    pub library: TemplateLibrary,
+    /// How links of the spanning tree are realised (default: contact).
+    pub tree_links: Realise,
+    /// How the links that close loops are realised (default: contact where the search finds
+    /// it, else an A* corridor of 4 to 30 cells).
+    pub loop_links: Realise,
+    /// Distance kept between rooms that are not linked.
+    pub min_distance: u32,
+    /// Layout budgets.
+    pub budget: Budget,
+    /// Whole levels (graph and layout) tried, each from a sub-seed, before giving up.
+    pub retries: u32,
+}
+
+impl Default for GungeonParams {
+    fn default() -> GungeonParams {
+        GungeonParams {
+            conditions: Conditions::new(),
+            locks: None,
+            library: TemplateLibrary::builtin(),
+            tree_links: Realise::Contact,
+            loop_links: Realise::ContactOrPath { min: 4, max: 30 },
+            min_distance: 0,
+            budget: Budget {
+                retry: RetryPolicy::Attempts(200),
+                ..Budget::default()
+            },
+            retries: 8,
+        }
+    }
+}
+
+/// A finished level.
+#[derive(Debug, Clone)]
+pub struct Level {
+    /// The seed it came from.
+    pub seed: u64,
+    /// Level attempts it took (graph and layout).
+    pub attempts: u32,
+    /// The abstract level.
+    pub graph: LevelGraph,
+    /// How to play it through.
+    pub walkthrough: Walkthrough,
+    /// Where its rooms went: `layout.rooms[i]` is room `rooms[i]` of the graph.
+    pub layout: Layout,
+    /// The graph room of each layout room.
+    pub rooms: Vec<RoomId>,
+    /// The graph link of each layout link.
+    pub links: Vec<LinkId>,
+    /// The tile map.
+    pub tiles: Raster,
+}
+
+/// Why no level was made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GungeonError {
+    /// The flow could not be instantiated.
+    #[error(transparent)]
+    Flow(#[from] FlowError),
+    /// The settings cannot work.
+    #[error("gungeon recipe: {0}")]
+    Settings(String),
+    /// Every attempt failed; the last reason is kept.
+    #[error("no level after {attempts} attempts; the last failed with: {last}")]
+    GaveUp {
+        /// Attempts made.
+        attempts: u32,
+        /// Why the last one failed.
+        last: String,
+    },
+}
+
+/// A flow and settings prepared for making many levels: the template library is compiled and
+/// its configuration spaces computed once.
+#[derive(Debug, Clone)]
+pub struct Generator {
+    flow: Flow,
+    params: GungeonParams,
+    shapes: Arc<ShapeSet>,
+}
+
+/// The built-in library's shapes, computed once per process.
+fn builtin_shapes() -> &'static (TemplateLibrary, Arc<ShapeSet>) {
+    static CELL: OnceLock<(TemplateLibrary, Arc<ShapeSet>)> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let lib = TemplateLibrary::builtin();
+        let set = ShapeSet::new(&lib.templates).expect("the built-in library compiles");
+        (lib, Arc::new(set))
+    })
+}
+
+impl Generator {
+    /// Prepares `flow` with `params`.
+    pub fn new(flow: Flow, params: GungeonParams) -> Result<Generator, GungeonError> {
+        let shapes = if params.library == builtin_shapes().0 {
+            builtin_shapes().1.clone()
+        } else {
+            params
+                .library
+                .validate("template library")
+                .map_err(|e| GungeonError::Settings(e.to_string()))?;
+            Arc::new(
+                ShapeSet::new(&params.library.templates)
+                    .map_err(|e| GungeonError::Settings(e.to_string()))?,
+            )
+        };
+        Ok(Generator {
+            flow,
+            params,
+            shapes,
+        })
+    }
+
+    /// Makes the level of `seed`: on failure, retries from derived sub-seeds.
+    pub fn generate(&self, seed: u64) -> Result<Level, GungeonError> {
+        let mut last = String::new();
+        let tries = self.params.retries.max(1);
+        for attempt in 0..tries {
+            let sub = if attempt == 0 {
+                seed
+            } else {
+                seed::sub_seed(seed, &format!("gungeon retry {attempt}"))
+            };
+            match self.try_level(sub) {
+                Ok(mut level) => {
+                    level.seed = seed;
+                    level.attempts = attempt + 1;
+                    return Ok(level);
+                }
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry(why)) => last = why,
+            }
+        }
+        Err(GungeonError::GaveUp {
+            attempts: tries,
+            last,
+        })
+    }
+
+    fn try_level(&self, seed: u64) -> Result<Level, Failure> {
+        let params = &self.params;
+        // 1. The abstract level: flow, injections and its own locks.
+        let mut graph = self
+            .flow
+            .generate(seed, &params.conditions)
+            .map_err(|e| Failure::Fatal(e.into()))?;
+        // 2. Extra locks, proven by the solver.
+        if let Some(plan) = &params.locks {
+            let mut rng = seed::stream(seed, "gungeon locks");
+            lock_and_key::plan(&mut graph, plan, &mut rng)
+                .map_err(|e| Failure::Retry(format!("lock plan: {e}")))?;
+        }
+        let walkthrough = solve(&graph).map_err(|e| Failure::Retry(format!("solver: {e}")))?;
+        // 3. Space: templates by room kind, links by role.
+        let (problem, rooms, links) = layout_problem(&graph, params);
+        let planner = Planner::with_shapes(problem, self.shapes.clone())
+            .map_err(|e| Failure::Retry(e.to_string()))?;
+        let layout = planner
+            .layout(seed::sub_seed(seed, "gungeon layout"))
+            .map_err(|e| Failure::Retry(e.to_string()))?;
+        // 4. Tiles.
+        let tiles = rasterise(&layout, |l| door_tile(&graph, links[l]));
+        Ok(Level {
+            seed,
+            attempts: 1,
+            graph,
+            walkthrough,
+            layout,
+            rooms,
+            links,
+            tiles,
+        })
+    }
+}
+
+/// Makes a level from `flow` for `seed` (prepares a [`Generator`]; keep one to make many).
+pub fn generate(flow: &Flow, seed: u64, params: &GungeonParams) -> Result<Level, GungeonError> {
+    Generator::new(flow.clone(), params.clone())?.generate(seed)
+}
+
+enum Failure {
+    Fatal(GungeonError),
+    Retry(String),
+}
+
+/// The tile a link's doors get.
+pub fn door_tile(graph: &LevelGraph, link: LinkId) -> Tile {
+    match graph.link(link).map(|l| l.kind) {
+        Some(LinkKind::Secret) => Tile::SecretDoor,
+        Some(LinkKind::Open) => Tile::Arch,
+        _ => Tile::Door,
+    }
+}
+
+/// The layout problem of a level graph: every room gets the library's templates for its kind
+/// and tags; tree links use `tree_links`, the rest `loop_links`.
+pub fn layout_problem(
+    graph: &LevelGraph,
+    params: &GungeonParams,
+) -> (LayoutProblem, Vec<RoomId>, Vec<LinkId>) {
+    let mut problem = LayoutProblem::new(params.library.templates.clone());
+    problem.repeat_default = params.library.repeat;
+    problem.min_distance = params.min_distance;
+    problem.budget = params.budget;
+    let rooms: Vec<RoomId> = graph.room_ids().collect();
+    let mut slot = std::collections::HashMap::new();
+    for (i, &id) in rooms.iter().enumerate() {
+        let room = graph.room(id).expect("listed room");
+        let tags: Vec<String> = room.tags.iter().cloned().collect();
+        let kind = match &room.kind {
+            RoomKind::Custom(name) => name.clone(),
+            k => k.name().to_string(),
+        };
+        problem.rooms.push(RoomSpec::new(
+            &id.to_string(),
+            params.library.choose(&kind, &tags),
+        ));
+        slot.insert(id, i);
+    }
+    let mut links = Vec::new();
+    for (id, a, b, link) in graph.links() {
+        let realise = match link.role {
+            LinkRole::Tree if link.kind != LinkKind::Warp => params.tree_links,
+            _ => params.loop_links,
+        };
+        problem
+            .links
+            .push(LinkSpec::new(slot[&a], slot[&b], realise));
+        links.push(id);
+    }
+    (problem, rooms, links)
+}
+
+/// Whether every room can be walked to from the entrance on the tile map (doors, secret doors
+/// once found, arches and corridors are walkable; locks are the solver's business).
+pub fn rooms_reachable(level: &Level) -> Result<(), String> {
+    let entrance = level.graph.entrance().ok_or("the level has no entrance")?;
+    let start = level
+        .rooms
+        .iter()
+        .position(|&r| r == entrance)
+        .ok_or("the entrance has no room")?;
+    let map = &level.tiles.map;
+    let at = map
+        .regions
+        .iter()
+        .find(|&(p, r)| {
+            *r == Some(start as u32) && map.tiles.get(p.0 as i64, p.1 as i64) == Some(&Tile::Floor)
+        })
+        .map(|(p, _)| p)
+        .ok_or("the entrance has no floor")?;
+    let reach = map.flood_fill(at.0 as i64, at.1 as i64, Tile::walkable);
+    let mut reached = vec![false; level.rooms.len()];
+    for (p, region) in map.regions.iter() {
+        if let Some(r) = *region
+            && *reach.get(p.0 as i64, p.1 as i64).unwrap_or(&false)
+            && let Some(slot) = reached.get_mut(r as usize)
+        {
+            *slot = true;
+        }
+    }
+    match reached.iter().position(|r| !r) {
+        Some(i) => Err(format!(
+            "room {} cannot be walked to from the entrance",
+            level.rooms[i]
+        )),
+        None => Ok(()),
+    }
+}

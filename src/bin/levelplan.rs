@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use levelplan::export::svg::level_to_svg;
 use levelplan::export::svg::{Label, tilemap_to_svg};
+use levelplan::export::tiled::level_to_tmj;
 use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
 use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
@@ -14,8 +16,12 @@ use levelplan::graph::solve::{Walkthrough, solve};
 use levelplan::graph::{cycle_rank, dead_ends, distances_from, to_dot_with_composites};
 use levelplan::layout::Planner;
 use levelplan::layout::edgar::EdgarLevel;
+use levelplan::layout::library::TemplateLibrary;
+use levelplan::recipes::gungeon::{self, GungeonParams};
 use levelplan::recipes::isaac::{self, IsaacParams};
-use levelplan::{Conditions, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin};
+use levelplan::{
+    Conditions, Flow, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin,
+};
 
 /// Graph-first procedural level planning.
 ///
@@ -33,20 +39,26 @@ struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// Generate a level (from a flow, or with a recipe) and print a summary of it.
+    /// Generate a level and print its map.
     ///
-    /// With no options it uses the built-in default flow and seed 1. `--recipe isaac` makes a
-    /// grid floor plan in the style of The Binding of Isaac instead; `--recipe cathedral`,
-    /// `catacombs`, `caves` or `hell` one of Diablo's stages.
+    /// With no options it makes a whole Gungeon-style level from the built-in default flow and
+    /// template library, seed 1: the flow's graph, its locks proven by the solver, rooms laid
+    /// out and rasterised; it prints the ASCII map and the walkthrough. `--recipe flow` stops at
+    /// the graph; `--recipe isaac` makes a grid floor plan in the style of The Binding of Isaac;
+    /// `--recipe cathedral`, `catacombs`, `caves` or `hell` one of Diablo's stages.
     Generate {
-        /// The generator: `flow` (a flow template, see --flow), `isaac` (grid floor plans) or
-        /// `cathedral`, `catacombs`, `caves` or `hell` (Diablo's stages).
+        /// The generator: `gungeon` (a flow laid out with room templates), `flow` (the flow's
+        /// graph only), `isaac` (grid floor plans) or `cathedral`, `catacombs`, `caves` or `hell`
+        /// (Diablo's stages).
         #[arg(
             long,
-            default_value = "flow",
-            value_parser = ["flow", "isaac", "cathedral", "catacombs", "caves", "hell"]
+            default_value = "gungeon",
+            value_parser = ["gungeon", "flow", "isaac", "cathedral", "catacombs", "caves", "hell"]
         )]
         recipe: String,
+        /// Gungeon: a room template library (.ron or .json) instead of the built-in one.
+        #[arg(long, value_name = "FILE")]
+        templates: Option<PathBuf>,
         /// The level (floor number): isaac grows with it; the cathedral's area threshold depends
         /// on it (1 to 4); the other stages record it.
         #[arg(long, default_value_t = 1, value_name = "L")]
@@ -151,6 +163,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
     match command {
         Command::Generate {
             recipe,
+            templates,
             level: floor_level,
             large_rooms,
             labyrinth,
@@ -167,10 +180,14 @@ fn run(command: Command) -> Result<ExitCode, String> {
             svg,
             tmj,
         } => {
-            if recipe != "flow" && (locks > 0 || flow != DEFAULT_FLOW) {
+            let flow_recipe = recipe == "flow" || recipe == "gungeon";
+            if !flow_recipe && (locks > 0 || flow != DEFAULT_FLOW) {
                 return Err(format!(
                     "--flow and --locks work on flows; --recipe {recipe} makes its own level"
                 ));
+            }
+            if recipe != "gungeon" && templates.is_some() {
+                return Err("--templates works with --recipe gungeon".into());
             }
             let outputs = [
                 dot.as_deref(),
@@ -194,28 +211,40 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 };
                 return isaac(floor_level, seed, &params, outputs);
             }
-            if svg.is_some() || tmj.is_some() {
-                return Err(
-                    "--svg and --tmj need a recipe with a tile map (--recipe isaac); \
-                            flows are not laid out on a grid yet"
-                        .into(),
-                );
-            }
             let template = load_flow(&flow)?;
             let conditions = flags
                 .into_iter()
                 .fold(Conditions::new(), Conditions::with_flag);
+            let lock_plan = LockPlan {
+                locks,
+                small_key_locks: small_keys,
+                switches,
+                one_way_shortcuts: shortcuts,
+                ..LockPlan::default()
+            };
+            if recipe == "gungeon" {
+                let mut params = GungeonParams {
+                    conditions,
+                    locks: (locks > 0).then_some(lock_plan),
+                    ..GungeonParams::default()
+                };
+                if let Some(path) = &templates {
+                    params.library = load_library(path)?;
+                }
+                return gungeon_level(template, seed, params, outputs);
+            }
+            if svg.is_some() || tmj.is_some() {
+                return Err(
+                    "--svg and --tmj need a recipe with a tile map; --recipe flow makes only \
+                     the graph"
+                        .into(),
+                );
+            }
             let mut level = template
                 .generate(seed, &conditions)
                 .map_err(|e| e.to_string())?;
             let plan = if locks > 0 {
-                let options = LockPlan {
-                    locks,
-                    small_key_locks: small_keys,
-                    switches,
-                    one_way_shortcuts: shortcuts,
-                    ..LockPlan::default()
-                };
+                let options = lock_plan;
                 let mut rng = levelplan::seed::stream(seed, "locks");
                 Some(
                     lock_and_key::plan(&mut level, &options, &mut rng)
@@ -346,6 +375,72 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn load_library(path: &Path) -> Result<TemplateLibrary, String> {
+    let text =
+        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file = path.display().to_string();
+    if path.extension().is_some_and(|e| e == "json") {
+        TemplateLibrary::from_json(&text, &file)
+    } else {
+        TemplateLibrary::from_ron(&text, &file)
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// `generate --recipe gungeon`: the map as text, the walkthrough, and the outputs asked for.
+fn gungeon_level(
+    template: FlowTemplate,
+    seed: u64,
+    params: GungeonParams,
+    [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
+) -> Result<ExitCode, String> {
+    let name = template.name.clone();
+    let flow = Flow::new(template, &name).map_err(|e| e.to_string())?;
+    let generator = gungeon::Generator::new(flow, params).map_err(|e| e.to_string())?;
+    let level = generator.generate(seed).map_err(|e| e.to_string())?;
+    print!("{}", level.tiles.map.to_ascii());
+    let corridors = level
+        .layout
+        .links
+        .iter()
+        .filter(|l| !l.corridor.is_empty())
+        .count();
+    println!(
+        "level from flow \"{name}\", seed {seed}: {} rooms, {} links ({corridors} by corridor), \
+         {} x {} tiles, {} attempt(s)",
+        level.graph.room_count(),
+        level.layout.links.len(),
+        level.tiles.map.tiles.width(),
+        level.tiles.map.tiles.height(),
+        level.attempts
+    );
+    let walkthrough = &level.walkthrough;
+    println!(
+        "walkthrough ({} rooms walked, {} revisited):",
+        walkthrough.rooms_walked, walkthrough.rooms_revisited
+    );
+    for (i, step) in walkthrough.steps.iter().enumerate() {
+        println!("  {:>2}. {step}", i + 1);
+    }
+    let composites = decompose(&level.graph);
+    let title = format!("{name} (seed {seed})");
+    write_output(dot, || {
+        to_dot_with_composites(&level.graph, &title, &composites)
+    })?;
+    write_output(svg, || level_to_svg(&level, 12))?;
+    write_output(tmj, || level_to_tmj(&level))?;
+    let document = GungeonDocument {
+        flow: &name,
+        seed,
+        graph: &level.graph,
+        composites: &composites,
+        walkthrough,
+        layout: &level.layout,
+    };
+    write_document(json, ron_path, &document)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn read_edgar(path: &Path) -> Result<EdgarLevel, String> {
@@ -553,7 +648,18 @@ struct FloorDocument<'a> {
     walkthrough: &'a Walkthrough,
 }
 
-/// What `generate --json` and `--ron` write.
+/// What `generate --json` and `--ron` write for a laid-out level.
+#[derive(serde::Serialize)]
+struct GungeonDocument<'a> {
+    flow: &'a str,
+    seed: u64,
+    graph: &'a LevelGraph,
+    composites: &'a Decomposition,
+    walkthrough: &'a Walkthrough,
+    layout: &'a levelplan::layout::Layout,
+}
+
+/// What `generate --recipe flow --json` and `--ron` write.
 #[derive(serde::Serialize)]
 struct LevelDocument<'a> {
     flow: &'a str,

@@ -120,3 +120,165 @@ pub fn tilemap_to_svg(
     out.push_str("</svg>\n");
     out
 }
+
+/// The fill colour of a room kind in level pictures.
+pub fn kind_colour(kind: &crate::graph::RoomKind) -> &'static str {
+    use crate::graph::RoomKind;
+    match kind {
+        RoomKind::Entrance => "#7fc97f",
+        RoomKind::Exit => "#6fa8dc",
+        RoomKind::Boss => "#e06666",
+        RoomKind::Reward => "#f1c232",
+        RoomKind::Shop => "#76d7c4",
+        RoomKind::Secret => "#b4a7d6",
+        RoomKind::Hub => "#d9d2c5",
+        RoomKind::Connector => "#9e9e9e",
+        RoomKind::Normal => "#c9bfae",
+        RoomKind::Custom(_) => "#e6b8af",
+    }
+}
+
+/// A picture of a Gungeon-style level: rooms filled by kind and labelled with their id and
+/// kind, walls, doors, corridors; locked doors ringed in red with the lock's key, keys and
+/// switches marked where they lie, the entrance and exit named.
+///
+/// # Complexity
+/// `O(W · H + rooms + links)`.
+pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> String {
+    use crate::graph::{Item, Opener};
+    let map = &level.tiles.map;
+    let kinds: Vec<crate::graph::RoomKind> = level
+        .rooms
+        .iter()
+        .map(|&r| {
+            level
+                .graph
+                .room(r)
+                .map(|x| x.kind.clone())
+                .unwrap_or(crate::graph::RoomKind::Normal)
+        })
+        .collect();
+    // Label positions: the mean of each room's floor tiles.
+    let mut sums = vec![(0.0f64, 0.0f64, 0u32); level.rooms.len()];
+    for ((x, y), region) in map.regions.iter() {
+        if let Some(r) = *region
+            && map.tiles.get(x as i64, y as i64) == Some(&Tile::Floor)
+            && let Some(s) = sums.get_mut(r as usize)
+        {
+            s.0 += x as f64 + 0.5;
+            s.1 += y as f64 + 0.5;
+            s.2 += 1;
+        }
+    }
+    let mut labels = Vec::new();
+    for (i, &id) in level.rooms.iter().enumerate() {
+        let (sx, sy, n) = sums[i];
+        if n == 0 {
+            continue;
+        }
+        let room = level.graph.room(id);
+        let mut text = id.to_string();
+        if let Some(room) = room
+            && room.kind != crate::graph::RoomKind::Normal
+        {
+            text.push(' ');
+            text.push_str(room.kind.name());
+        }
+        labels.push(Label {
+            x: sx / f64::from(n),
+            y: sy / f64::from(n) - 0.4,
+            text,
+        });
+    }
+    let svg = tilemap_to_svg(
+        map,
+        scale,
+        |r| kinds.get(r as usize).map(|k| kind_colour(k).to_string()),
+        &[],
+    );
+    let s = f64::from(scale);
+    let mut extra = String::new();
+    for l in &labels {
+        let _ = writeln!(
+            extra,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{:.1}\" font-weight=\"bold\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"#1b1b1b\">{}</text>",
+            l.x * s,
+            l.y * s,
+            (1.1 * s).max(7.0),
+            escape(&l.text)
+        );
+    }
+    // Locks: a red ring on each locked door, with its key's name.
+    for (l, placed) in level.layout.links.iter().enumerate() {
+        let Some(link) = level.graph.link(level.links[l]) else {
+            continue;
+        };
+        let Some(lock) = link.lock else { continue };
+        let opener = match lock.opener {
+            Opener::Key => format!("{}", lock.by),
+            Opener::Switch => format!("switch {}", lock.by),
+            Opener::Task => format!("task {}", lock.by),
+            Opener::SmallKey => "small key".to_string(),
+        };
+        let d = placed.door_from;
+        let cx = (f64::from(d.a.x + d.b.x) / 2.0 - f64::from(level.tiles.origin.x)) * s;
+        let cy = (f64::from(level.tiles.origin.y + 1) - f64::from(d.a.y + d.b.y) / 2.0) * s;
+        let _ = writeln!(
+            extra,
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{:.1}\" fill=\"none\" stroke=\"#ff2020\" stroke-width=\"{:.1}\"/>\
+             <text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" fill=\"#ff4040\" font-family=\"sans-serif\" text-anchor=\"middle\">{}</text>",
+            1.4 * s,
+            0.3 * s,
+            cy - 1.6 * s,
+            0.9 * s,
+            escape(&opener)
+        );
+    }
+    // Keys and switches: a gold diamond with the key's name, under the room's label.
+    for (i, &id) in level.rooms.iter().enumerate() {
+        let (sx, sy, n) = sums[i];
+        let Some(room) = level.graph.room(id) else {
+            continue;
+        };
+        if n == 0 {
+            continue;
+        }
+        let items: Vec<String> = room
+            .items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Key(k) => Some(format!("key {k}")),
+                Item::Switch(k) => Some(format!("switch {k}")),
+                Item::SmallKey(_) => Some("small key".into()),
+                Item::Task(k) => Some(format!("task {k}")),
+                _ => None,
+            })
+            .collect();
+        for (j, text) in items.iter().enumerate() {
+            let cx = sx / f64::from(n) * s;
+            let cy = (sy / f64::from(n) + 0.9 + j as f64 * 1.1) * s;
+            let r = 0.35 * s;
+            let _ = writeln!(
+                extra,
+                "<path d=\"M{:.1} {:.1} l{r:.1} {r:.1} l-{r:.1} {r:.1} l-{r:.1} -{r:.1} z\" fill=\"#ffd700\" stroke=\"#7a5c00\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" fill=\"#3a2a00\" font-family=\"sans-serif\">{}</text>",
+                cx - 1.2 * s,
+                cy - r,
+                cx - 0.6 * s,
+                cy + 0.3 * s,
+                0.8 * s,
+                escape(text)
+            );
+        }
+    }
+    match svg.rfind("</svg>") {
+        Some(end) => format!("{}{}{}", &svg[..end], extra, &svg[end..]),
+        None => svg,
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

@@ -158,3 +158,75 @@ pub fn floor_to_tmj(floor: &Floor) -> String {
     }
     to_tmj(&map, &objects)
 }
+
+/// A Gungeon-style level as a Tiled map: the tile layer, one rectangle per room (class: the
+/// room kind, name: the room id; its box) and one point per door (class `door`, `locked door`
+/// or `secret door`, name: the two rooms).
+///
+/// # Complexity
+/// `O(W · H + rooms + links)`.
+pub fn level_to_tmj(level: &crate::recipes::gungeon::Level) -> String {
+    let map = &level.tiles.map;
+    let mut objects: Vec<TiledObject> = Vec::new();
+    for (i, room) in level.layout.rooms.iter().enumerate() {
+        let id = level.rooms[i];
+        let kind = level
+            .graph
+            .room(id)
+            .map(|r| r.kind.name().to_string())
+            .unwrap_or_default();
+        let (lo, hi) = room.outline.iter().fold(
+            (
+                crate::layout::Point::new(i32::MAX, i32::MAX),
+                crate::layout::Point::new(i32::MIN, i32::MIN),
+            ),
+            |(lo, hi), p| {
+                (
+                    crate::layout::Point::new(lo.x.min(p.x), lo.y.min(p.y)),
+                    crate::layout::Point::new(hi.x.max(p.x), hi.y.max(p.y)),
+                )
+            },
+        );
+        // The top-left tile of the box: level cell (lo.x, hi.y - 1).
+        let (x, y) = level
+            .tiles
+            .tile_of(crate::layout::Point::new(lo.x, hi.y - 1));
+        objects.push(TiledObject {
+            name: id.to_string(),
+            class: kind,
+            x: x as f64,
+            y: y as f64,
+            width: f64::from(hi.x - lo.x),
+            height: f64::from(hi.y - lo.y),
+        });
+    }
+    for (l, placed) in level.layout.links.iter().enumerate() {
+        let id = level.links[l];
+        let Some((a, b)) = level.graph.endpoints(id) else {
+            continue;
+        };
+        let link = level.graph.link(id);
+        let class = match link {
+            Some(k) if k.kind == crate::graph::LinkKind::Secret => "secret door",
+            Some(k) if k.lock.is_some() => "locked door",
+            _ => "door",
+        };
+        for door in [placed.door_from, placed.door_to] {
+            // The middle of the segment, in tile units (rows grow downwards).
+            let cx = f64::from(door.a.x + door.b.x) / 2.0 - f64::from(level.tiles.origin.x);
+            let cy = f64::from(level.tiles.origin.y + 1) - f64::from(door.a.y + door.b.y) / 2.0;
+            objects.push(TiledObject {
+                name: format!("{a}-{b}"),
+                class: class.into(),
+                x: cx,
+                y: cy,
+                width: 0.0,
+                height: 0.0,
+            });
+            if placed.corridor.is_empty() {
+                break;
+            }
+        }
+    }
+    to_tmj(map, &objects)
+}

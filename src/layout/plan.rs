@@ -17,6 +17,9 @@ use super::{
 };
 use crate::seed;
 
+/// How many positions that need a corridor a room tries per visit (routing is costly).
+const FALLBACK_TRIES: usize = 6;
+
 /// An index entry: a cell box and what owns it (a room, or `rooms + corridor`).
 pub(crate) type Entry = GeomWithData<Rectangle<[i32; 2]>, u32>;
 
@@ -364,6 +367,49 @@ impl Planner {
         vadj
     }
 
+    /// The order to place an ear (a run of rooms between placed rooms `a` and `b`): from both
+    /// ends alternately, meeting in the middle, or, if a link of the run may become a corridor,
+    /// meeting at that link, so the room that closes the loop can fall back to a corridor.
+    fn ear_order(
+        &self,
+        vadj: &[Vec<(usize, Edge)>],
+        a: usize,
+        ear: &[usize],
+        b: usize,
+    ) -> Vec<usize> {
+        let k = ear.len();
+        let chain: Vec<usize> = std::iter::once(a)
+            .chain(ear.iter().copied())
+            .chain([b])
+            .collect();
+        let relaxable = |u: usize, v: usize| {
+            vadj[u].iter().any(|&(w, e)| {
+                w == v
+                    && matches!(e, Edge::Link(l) if self.problem.links[l].realise.path_bounds().is_some())
+            })
+        };
+        // Edge t joins chain[t] and chain[t + 1]; prefer the one nearest the middle.
+        let cut = (0..=k)
+            .filter(|&t| relaxable(chain[t], chain[t + 1]))
+            .min_by_key(|&t| (2 * t).abs_diff(k));
+        let (left, right): (Vec<usize>, Vec<usize>) = match cut {
+            Some(t) => (ear[..t].to_vec(), ear[t..].iter().rev().copied().collect()),
+            None => {
+                let half = k.div_ceil(2);
+                (
+                    ear[..half].to_vec(),
+                    ear[half..].iter().rev().copied().collect(),
+                )
+            }
+        };
+        let mut out = Vec::with_capacity(k);
+        for i in 0..left.len().max(right.len()) {
+            out.extend(left.get(i));
+            out.extend(right.get(i));
+        }
+        out
+    }
+
     /// Orders the rooms: loops first, each grown from both ends; then trees, breadth first.
     fn order(&mut self) -> Result<(), LayoutError> {
         let n = self.problem.rooms.len();
@@ -502,14 +548,8 @@ impl Planner {
                     .unwrap_or(0);
                 let seq: Vec<usize> = (0..m).map(|i| cyc[(start + i) % m]).collect();
                 push(seq[0], &mut order, &mut done);
-                let (mut l, mut r) = (1usize, m - 1);
-                while l <= r {
-                    push(seq[l], &mut order, &mut done);
-                    if r != l {
-                        push(seq[r], &mut order, &mut done);
-                    }
-                    l += 1;
-                    r = r.saturating_sub(1);
+                for r in self.ear_order(&vadj, seq[0], &seq[1..], seq[0]) {
+                    push(r, &mut order, &mut done);
                 }
                 continue;
             }
@@ -528,18 +568,9 @@ impl Planner {
                 while j < m && !done[seq[j]] {
                     j += 1;
                 }
-                let ear: Vec<usize> = seq[i..j].to_vec();
-                let (mut l, mut r) = (0usize, ear.len() - 1);
-                loop {
-                    push(ear[l], &mut order, &mut done);
-                    if r > l {
-                        push(ear[r], &mut order, &mut done);
-                    }
-                    if r <= l + 1 {
-                        break;
-                    }
-                    l += 1;
-                    r -= 1;
+                let right = seq[j % m];
+                for r in self.ear_order(&vadj, seq[i - 1], &seq[i..j], right) {
+                    push(r, &mut order, &mut done);
                 }
                 i = j;
             }
@@ -1231,10 +1262,30 @@ impl Planner {
             }));
             return out;
         }
+        // Contact positions first, shuffled; positions that need a corridor after them,
+        // nearest first (short corridors route more often), and only a few of them.
+        let mut fallback: Vec<Cand> = Vec::new();
         for &s in shapes {
             let start = out.len();
-            self.positions(st, step, s, &mut out);
+            self.positions(st, step, s, &mut out, &mut fallback);
             seed::shuffle(rng, &mut out[start..]);
+        }
+        if !fallback.is_empty() {
+            let anchors: Vec<Rect> = step
+                .earlier
+                .iter()
+                .filter_map(|&(nb, _)| st.placed[nb].map(|(ns, np)| self.rect_of(ns, np)))
+                .collect();
+            let mut keyed: Vec<(u32, u64, Cand)> = fallback
+                .into_iter()
+                .map(|c| {
+                    let r = self.rect_of(c.shape, c.pos);
+                    let d: u32 = anchors.iter().map(|a| r.gap(a)).sum();
+                    (d, rng.next_u64(), c)
+                })
+                .collect();
+            keyed.sort_unstable_by_key(|&(d, k, _)| (d, k));
+            out.extend(keyed.into_iter().take(FALLBACK_TRIES).map(|(_, _, c)| c));
         }
         if step.targets.is_empty() {
             return out;
@@ -1328,7 +1379,14 @@ impl Planner {
 
     /// Positions of shape `s` for a step: first those where every contact-capable link is
     /// realised by contact, then those where the optional ones are left to corridors.
-    fn positions(&self, st: &State, step: &Step, s: u32, out: &mut Vec<Cand>) {
+    fn positions(
+        &self,
+        st: &State,
+        step: &Step,
+        s: u32,
+        out: &mut Vec<Cand>,
+        fallback: &mut Vec<Cand>,
+    ) {
         let links = &self.problem.links;
         let kind = |e: Edge| match e {
             Edge::Via(_) => 0,
@@ -1355,7 +1413,7 @@ impl Planner {
         if mandatory.is_empty() && optional.is_empty() {
             // Only corridor links: stand off from the first neighbour's contact positions.
             self.standoff(st, s, step.earlier[0], &mut pts);
-            out.extend(pts.into_iter().map(|pos| Cand { shape: s, pos }));
+            fallback.extend(pts.into_iter().map(|pos| Cand { shape: s, pos }));
             return;
         }
         let all: Vec<(&[Point], Point)> = mandatory.iter().chain(&optional).copied().collect();
@@ -1374,7 +1432,7 @@ impl Planner {
             Self::meet(&mandatory, &mut rest);
             rest.retain(|p| pts.binary_search(p).is_err());
         }
-        out.extend(rest.into_iter().map(|pos| Cand { shape: s, pos }));
+        fallback.extend(rest.into_iter().map(|pos| Cand { shape: s, pos }));
     }
 
     /// Positions that leave room for a corridor to one neighbour: its contact positions moved

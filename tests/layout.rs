@@ -1,0 +1,317 @@
+//! The embedding layer: Edgar's inputs lay out and verify, Edgar's own layouts verify, broken
+//! layouts are caught, and random graphs lay out with every invariant holding.
+
+use std::path::{Path, PathBuf};
+
+use levelplan::graph::random::connected_graph;
+use levelplan::layout::edgar::EdgarLevel;
+use levelplan::layout::verify::{Violation, check};
+use levelplan::layout::{
+    LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate, TemplateShape,
+};
+use proptest::prelude::*;
+
+fn edgar_dir(sub: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/edgar")
+        .join(sub)
+}
+
+fn read_level(name: &str) -> EdgarLevel {
+    let path = edgar_dir("inputs").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).expect("fixture exists");
+    EdgarLevel::from_json(&text, name).expect("fixture parses")
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("fixture dir")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every one of Edgar's 62 inputs lays out, and the layout passes the strict check both as our
+/// own layout and after a round trip through Edgar's output shape.
+#[test]
+fn every_edgar_input_lays_out_and_verifies() {
+    let files = json_files(&edgar_dir("inputs"));
+    assert_eq!(files.len(), 62);
+    for f in files {
+        let name = f.file_stem().unwrap().to_string_lossy().to_string();
+        let level = read_level(&name);
+        let planner = Planner::new(level.problem.clone()).expect("prepares");
+        for seed in [1, 2] {
+            let layout = planner
+                .layout(seed)
+                .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+            planner
+                .check(&layout)
+                .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+            let text = level.layout_to_json(&layout);
+            level
+                .verify_json(&text, &name)
+                .expect("our output parses")
+                .unwrap_or_else(|e| panic!("{name} seed {seed} (Edgar shape): {e}"));
+        }
+    }
+}
+
+/// Edgar's own layouts pass the same check.
+#[test]
+fn edgar_layouts_verify() {
+    let files = json_files(&edgar_dir("layouts"));
+    assert_eq!(files.len(), 27);
+    for f in files {
+        let stem = f.file_stem().unwrap().to_string_lossy().to_string();
+        let input = &stem[..stem.rfind("_seed").unwrap()];
+        let level = read_level(input);
+        let text = std::fs::read_to_string(&f).unwrap();
+        level
+            .verify_json(&text, &stem)
+            .expect("parses")
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+    }
+}
+
+fn edgar_layout_value(stem: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(edgar_dir("layouts").join(format!("{stem}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn verdict(level: &EdgarLevel, v: &serde_json::Value) -> Result<(), Violation> {
+    level
+        .verify_json(&v.to_string(), "mutated")
+        .expect("still parses")
+}
+
+/// The checker is not a rubber stamp: moving a room, changing a transformation, dropping a door
+/// or a room, or breaking the minimum distance is each caught, and named.
+#[test]
+fn broken_layouts_are_rejected() {
+    let level = read_level("ma2014_fig7top_9v_basic");
+    let good = edgar_layout_value("ma2014_fig7top_9v_basic_seed1");
+    assert!(verdict(&level, &good).is_ok());
+
+    // Move room 2 one cell right: it overlaps or its doors leave the shared walls.
+    let mut moved = good.clone();
+    for p in moved["rooms"][2]["outline_absolute"]
+        .as_array_mut()
+        .unwrap()
+    {
+        p[0] = (p[0].as_i64().unwrap() + 1).into();
+    }
+    assert!(verdict(&level, &moved).is_err());
+
+    // A transformation the outline does not match.
+    let mut turned = good.clone();
+    let t = turned["rooms"][0]["transformation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    turned["rooms"][0]["transformation"] = if t == "Identity" {
+        "Rotate90"
+    } else {
+        "Identity"
+    }
+    .into();
+    assert!(matches!(
+        verdict(&level, &turned),
+        Err(Violation::Room { .. })
+    ));
+
+    // A door removed from both sides of a connection.
+    let mut doorless = good.clone();
+    let to = doorless["rooms"][0]["doors"][0]["to_room"].clone();
+    doorless["rooms"][0]["doors"]
+        .as_array_mut()
+        .unwrap()
+        .remove(0);
+    let back = doorless["rooms"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["room"] == to)
+        .unwrap();
+    back["doors"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|d| d["to_room"] != 0);
+    let e = verdict(&level, &doorless).unwrap_err();
+    assert!(matches!(e, Violation::Link { .. }), "{e}");
+
+    // A room left out.
+    let mut missing = good.clone();
+    missing["rooms"].as_array_mut().unwrap().pop();
+    assert!(verdict(&level, &missing).is_err());
+
+    // Minimum distance: Edgar's layout for distance 2 fails when 3 is asked.
+    let strict = read_level("example_minimum_room_distance_3");
+    let loose = edgar_layout_value("example_minimum_room_distance_2_seed1");
+    let e = verdict(&strict, &loose).unwrap_err();
+    assert!(matches!(e, Violation::Distance { .. }), "{e}");
+}
+
+/// The same seed gives the same layout, byte for byte; another seed another layout.
+#[test]
+fn layouts_are_deterministic() {
+    let level = read_level("mapdesc_gungeon_1_1");
+    let planner = Planner::new(level.problem.clone()).unwrap();
+    let a = level.layout_to_json(&planner.layout(9).unwrap());
+    let b = level.layout_to_json(
+        &Planner::new(level.problem.clone())
+            .unwrap()
+            .layout(9)
+            .unwrap(),
+    );
+    assert_eq!(a, b);
+    assert_ne!(a, level.layout_to_json(&planner.layout(10).unwrap()));
+}
+
+/// A problem the search cannot solve ends with an error that names the room and constraint.
+#[test]
+fn impossible_problems_fail_with_a_reason() {
+    // Four one-door rooms around a hub with a single door: the hub cannot touch them all.
+    let mut hub = RoomTemplate::rectangle("hub", 5, 5, 2);
+    hub.doors = levelplan::layout::DoorMode::Manual(vec![levelplan::layout::DoorSpec {
+        from: [2, 0],
+        to: [3, 0],
+        kind: Default::default(),
+        socket: None,
+    }]);
+    let mut p = LayoutProblem::new(vec![hub, RoomTemplate::rectangle("room", 5, 5, 2)]);
+    p.rooms.push(RoomSpec::new("hub", vec![0]));
+    for i in 0..2 {
+        p.rooms.push(RoomSpec::new(&format!("leaf{i}"), vec![1]));
+        p.links.push(LinkSpec::new(0, i + 1, Realise::Contact));
+    }
+    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(5);
+    let e = Planner::new(p).unwrap().layout(1).unwrap_err().to_string();
+    assert!(e.contains("no free position for `leaf"), "{e}");
+    assert!(e.contains("next to `hub`"), "{e}");
+}
+
+/// Bad problems are refused before any search, with a message naming what is wrong.
+#[test]
+fn bad_problems_are_refused() {
+    let mut p = LayoutProblem::new(vec![RoomTemplate::rectangle("a", 4, 4, 1)]);
+    p.rooms.push(RoomSpec::new("r0", vec![0]));
+    p.rooms.push(RoomSpec::new("r1", vec![3]));
+    let e = Planner::new(p.clone()).unwrap_err().to_string();
+    assert!(e.contains("room `r1` lists template 3"), "{e}");
+    p.rooms[1].templates = vec![0];
+    let e = Planner::new(p.clone()).unwrap_err().to_string();
+    assert!(e.contains("not all linked"), "{e}");
+    p.links.push(LinkSpec::new(0, 0, Realise::Contact));
+    let e = Planner::new(p.clone()).unwrap_err().to_string();
+    assert!(e.contains("link 0"), "{e}");
+    let mut bad = RoomTemplate::rectangle("bent", 4, 4, 1);
+    bad.shape = TemplateShape::Outline(vec![[0, 0], [0, 4], [4, 5], [4, 0]]);
+    let e = Planner::new(LayoutProblem::new(vec![bad]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no rooms") || e.contains("bent"), "{e}");
+}
+
+fn basic_templates() -> Vec<RoomTemplate> {
+    let mut l = RoomTemplate::rectangle("l", 1, 1, 1);
+    l.shape = TemplateShape::Cells(vec![
+        "###...".into(),
+        "###...".into(),
+        "######".into(),
+        "######".into(),
+    ]);
+    vec![
+        RoomTemplate::rectangle("square", 6, 6, 1),
+        RoomTemplate::rectangle("long", 5, 9, 1),
+        l,
+        RoomTemplate::rectangle("hall", 16, 16, 1),
+    ]
+}
+
+/// A problem over a random connected graph: rooms use the small templates, or the hall if
+/// they have more than three links (a small room cannot touch seven others).
+fn random_problem(rooms: usize, loops: usize, seed: u64, min_distance: u32) -> LayoutProblem {
+    let mut rng = levelplan::seed::stream(seed, "layout test graph");
+    let g = connected_graph(rooms, loops, &mut rng);
+    let mut p = LayoutProblem::new(basic_templates());
+    p.min_distance = min_distance;
+    let ids: Vec<_> = g.room_ids().collect();
+    for id in &ids {
+        let degree = g.incident_links(*id).count();
+        let templates = if degree > 3 { vec![3] } else { vec![0, 1, 2] };
+        p.rooms.push(RoomSpec::new(&id.to_string(), templates));
+    }
+    let slot = |r| ids.iter().position(|x| *x == r).unwrap();
+    for (_, a, b, link) in g.links() {
+        // Trees use contact only; with loops every link may fall back to a corridor, so
+        // whichever room closes a loop can.
+        let realise = match link.role {
+            levelplan::LinkRole::Tree if loops == 0 => Realise::Contact,
+            _ => Realise::ContactOrPath { min: 4, max: 30 },
+        };
+        p.links.push(LinkSpec::new(slot(a), slot(b), realise));
+    }
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random graphs of up to 30 rooms: whenever a layout comes back it passes the strict
+    /// check (no overlaps, every link a door both rooms allow or a corridor within 4..30 cells
+    /// that runs through nothing, minimum distance) and the same seed reproduces it. Trees
+    /// always lay out; a graph with loops may be impossible with these small rigid rooms, and
+    /// then the answer is a `NoLayout` error, never a broken level.
+    #[test]
+    fn random_graphs_lay_out_validly(
+        rooms in 4usize..30,
+        loops in 0usize..4,
+        graph_seed in any::<u64>(),
+        seed in any::<u64>(),
+        min_distance in 0u32..2,
+    ) {
+        let mut p = random_problem(rooms, loops, graph_seed, min_distance);
+        p.budget.retry = levelplan::layout::RetryPolicy::Attempts(200);
+        let planner = Planner::new(p.clone()).unwrap();
+        match planner.layout(seed) {
+            Ok(layout) => {
+                prop_assert_eq!(check(&p, &layout), Ok(()));
+                for (spec, placed) in p.links.iter().zip(&layout.links) {
+                    if !placed.corridor.is_empty() {
+                        let optional = matches!(spec.realise, Realise::ContactOrPath { .. });
+                        prop_assert!(optional && loops > 0);
+                        prop_assert!((4..=30).contains(&placed.corridor.len()));
+                    }
+                }
+                prop_assert_eq!(planner.layout(seed).unwrap(), layout);
+            }
+            Err(e) => {
+                prop_assert!(loops > 0, "a tree failed: {}", e);
+                let no_layout = matches!(e, levelplan::layout::LayoutError::NoLayout { .. });
+                prop_assert!(no_layout, "{}", e);
+            }
+        }
+    }
+}
+
+/// Over 60 fixed random graphs with loops, at least 90% lay out (the rest are reported as
+/// errors; see above), and every layout is valid.
+#[test]
+fn random_graphs_with_loops_mostly_lay_out() {
+    let mut ok = 0;
+    for i in 0..60u64 {
+        let rooms = 10 + (i as usize * 7) % 30;
+        let loops = 1 + (i as usize) % 4;
+        let mut p = random_problem(rooms, loops, 1000 + i, 0);
+        p.budget.retry = levelplan::layout::RetryPolicy::Attempts(200);
+        let planner = Planner::new(p.clone()).unwrap();
+        if let Ok(layout) = planner.layout(i) {
+            assert_eq!(check(&p, &layout), Ok(()), "graph {i}");
+            ok += 1;
+        }
+    }
+    assert!(ok >= 54, "only {ok} of 60 graphs laid out");
+}

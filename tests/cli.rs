@@ -19,15 +19,31 @@ fn stderr(o: &Output) -> String {
 }
 
 #[test]
-fn generate_with_no_flags_uses_the_default_flow() {
+fn generate_with_no_flags_makes_a_whole_level() {
     let o = levelplan(&["generate"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The ASCII map first, then the summary and the walkthrough.
+    assert!(out.contains("#...#") || out.contains("#..#"), "{out}");
+    assert!(
+        out.contains("level from flow \"classic\", seed 1: "),
+        "{out}"
+    );
+    assert!(out.contains("walkthrough ("), "{out}");
+    assert!(out.contains("reach the goal"), "{out}");
+    assert_eq!(stdout(&levelplan(&["generate"])), out);
+}
+
+#[test]
+fn generate_recipe_flow_stops_at_the_graph() {
+    let o = levelplan(&["generate", "--recipe", "flow"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("flow \"classic\", seed 1\n"), "{out}");
     assert!(out.contains("rooms by kind: "), "{out}");
     assert!(out.contains("entrance 1"), "{out}");
     // The same command prints the same level.
-    assert_eq!(stdout(&levelplan(&["generate"])), out);
+    assert_eq!(stdout(&levelplan(&["generate", "--recipe", "flow"])), out);
 }
 
 #[test]
@@ -165,6 +181,8 @@ fn help_explains_every_command() {
 fn generate_plans_locks_and_prints_the_walkthrough() {
     let o = levelplan(&[
         "generate",
+        "--recipe",
+        "flow",
         "--flow",
         "long_chain",
         "--seed",
@@ -188,6 +206,8 @@ fn generate_plans_locks_and_prints_the_walkthrough() {
     assert_eq!(
         stdout(&levelplan(&[
             "generate",
+            "--recipe",
+            "flow",
             "--flow",
             "long_chain",
             "--seed",
@@ -303,8 +323,8 @@ fn generate_isaac_writes_a_tiled_map() {
             .iter()
             .any(|o| o["type"] == "door" && o["point"] == true)
     );
-    // Flows have no tile map yet: asking for one is an error, not a silent no-op.
-    let o = levelplan(&["generate", "--svg", "x.svg"]);
+    // A bare flow has no tile map: asking for one is an error, not a silent no-op.
+    let o = levelplan(&["generate", "--recipe", "flow", "--svg", "x.svg"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--svg and --tmj need a recipe with a tile map"));
 }
@@ -336,4 +356,98 @@ fn flow_options_with_other_recipes_are_an_error() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn generate_gungeon_writes_svg_tmj_json_and_dot() {
+    let dir = std::env::temp_dir().join(format!("levelplan-cli-g-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (svg, tmj, json, dot) = (
+        dir.join("l.svg"),
+        dir.join("l.tmj"),
+        dir.join("l.json"),
+        dir.join("l.dot"),
+    );
+    let o = levelplan(&[
+        "generate",
+        "--flow",
+        "big_loop",
+        "--seed",
+        "5",
+        "--locks",
+        "2",
+        "--svg",
+        svg.to_str().unwrap(),
+        "--tmj",
+        tmj.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+        "--dot",
+        dot.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        picture.starts_with("<svg") && picture.contains("entrance"),
+        "{picture}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tmj).unwrap()).unwrap();
+    let objects = doc["layers"][1]["objects"].as_array().unwrap();
+    assert!(objects.iter().any(|o| o["type"] == "entrance"));
+    assert!(objects.iter().any(|o| o["type"] == "boss"));
+    assert!(objects.iter().any(|o| o["type"] == "door"));
+    let level: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        level["layout"]["rooms"].as_array().unwrap().len(),
+        level["graph"]["rooms"].as_array().unwrap().len()
+    );
+    assert!(
+        std::fs::read_to_string(&dot)
+            .unwrap()
+            .starts_with("digraph")
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn layout_and_verify_layout_speak_edgar() {
+    let dir = std::env::temp_dir().join(format!("levelplan-cli-e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/edgar/inputs/ma2014_fig1_17v_corridors.json"
+    );
+    let out = dir.join("layout.json");
+    let o = levelplan(&[
+        "layout",
+        "--edgar",
+        input,
+        "--seed",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let layout: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let rooms = layout["rooms"].as_array().unwrap();
+    assert_eq!(rooms.len(), 17 + 20);
+    assert_eq!(
+        rooms.iter().filter(|r| r["is_corridor"] == true).count(),
+        20
+    );
+    let o = levelplan(&["verify-layout", input, out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("valid: "));
+    // Edgar's own layout of another input is not a layout of this one.
+    let other = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/edgar/layouts/ma2014_fig7top_9v_basic_seed1.json"
+    );
+    let o = levelplan(&["verify-layout", input, other]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("invalid: "), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -84,14 +84,15 @@ impl TemplateLibrary {
         Ok(())
     }
 
-    /// Templates for a room of `kind` with `tags`: those serving the kind (else those serving
-    /// `Normal`), narrowed to those sharing a tag with the room if any do.
+    /// Templates for a room of `kind` with `tags`: those serving the kind (names compared
+    /// without regard to case; else those serving `Normal`), narrowed to those sharing a tag
+    /// with the room if any do.
     pub fn choose(&self, kind: &str, tags: &[String]) -> Vec<usize> {
         let serving = |k: &str| -> Vec<usize> {
             self.templates
                 .iter()
                 .enumerate()
-                .filter(|(_, t)| t.kinds.iter().any(|x| x == k))
+                .filter(|(_, t)| t.kinds.iter().any(|x| x.eq_ignore_ascii_case(k)))
                 .map(|(i, _)| i)
                 .collect()
         };
@@ -134,6 +135,8 @@ mod tests {
             assert!(!lib.choose(kind, &[]).is_empty(), "nothing serves {kind}");
         }
         assert_eq!(lib.choose("Custom kind", &[]), lib.choose("Normal", &[]));
+        assert_eq!(lib.choose("boss", &[]), lib.choose("Boss", &[]));
+        assert_ne!(lib.choose("boss", &[]), lib.choose("normal", &[]));
     }
 
     /// Under the walls-inside convention every built-in shape must have one connected floor,

@@ -1,0 +1,114 @@
+//! The Gungeon recipe end to end: every built-in flow over many seeds gives a level whose
+//! layout passes the strict check, whose rooms can all be walked to on the tile map, whose
+//! corridors keep their bounds, and which the same seed reproduces byte for byte.
+
+use levelplan::Flow;
+use levelplan::export::svg::level_to_svg;
+use levelplan::export::tiled::level_to_tmj;
+use levelplan::layout::Realise;
+use levelplan::layout::verify::check;
+use levelplan::recipes::gungeon::{self, Generator, GungeonParams, layout_problem, rooms_reachable};
+
+fn flows() -> Vec<Flow> {
+    levelplan::FlowTemplate::builtin_names()
+        .map(|n| Flow::builtin(n).expect("built-in flow"))
+        .collect()
+}
+
+#[test]
+fn builtin_flows_make_valid_levels() {
+    let params = GungeonParams::default();
+    for flow in flows() {
+        let generator = Generator::new(flow.clone(), params.clone()).unwrap();
+        for seed in 0..12 {
+            let level = generator
+                .generate(seed)
+                .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", flow.name()));
+            let what = format!("{} seed {seed}", flow.name());
+            // Each graph room has a placed room; the layout is that of the level's graph.
+            assert_eq!(level.layout.rooms.len(), level.graph.room_count(), "{what}");
+            let (problem, rooms, links) = layout_problem(&level.graph, &params);
+            assert_eq!((rooms, links), (level.rooms.clone(), level.links.clone()), "{what}");
+            // No overlaps, every link realised by doors both rooms allow or a corridor that
+            // runs through nothing, minimum distance.
+            check(&problem, &level.layout).unwrap_or_else(|e| panic!("{what}: {e}"));
+            // Corridors only where allowed, within 4..30 cells.
+            for (spec, placed) in problem.links.iter().zip(&level.layout.links) {
+                if !placed.corridor.is_empty() {
+                    assert!(matches!(spec.realise, Realise::ContactOrPath { .. }), "{what}");
+                    assert!((4..=30).contains(&placed.corridor.len()), "{what}");
+                }
+            }
+            // Every room can be walked to from the entrance on the tile map.
+            rooms_reachable(&level).unwrap_or_else(|e| panic!("{what}: {e}"));
+            // Every floor tile of a room knows its room.
+            for ((x, y), t) in level.tiles.map.tiles.iter() {
+                if *t == levelplan::tiles::Tile::Floor {
+                    assert!(level.tiles.map.regions.get(x as i64, y as i64).unwrap().is_some(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_level() {
+    let flow = Flow::builtin("hub_spokes").unwrap();
+    let params = GungeonParams::default();
+    let a = gungeon::generate(&flow, 21, &params).unwrap();
+    let b = gungeon::generate(&flow, 21, &params).unwrap();
+    assert_eq!(a.layout, b.layout);
+    assert_eq!(a.tiles.map.to_ascii(), b.tiles.map.to_ascii());
+    assert_eq!(level_to_svg(&a, 10), level_to_svg(&b, 10));
+    assert_eq!(level_to_tmj(&a), level_to_tmj(&b));
+    let c = gungeon::generate(&flow, 22, &params).unwrap();
+    assert_ne!(a.tiles.map.to_ascii(), c.tiles.map.to_ascii());
+}
+
+#[test]
+fn extra_locks_are_planned_and_proven() {
+    let flow = Flow::builtin("long_chain").unwrap();
+    let params = GungeonParams {
+        locks: Some(levelplan::graph::lock_and_key::LockPlan {
+            locks: 3,
+            ..Default::default()
+        }),
+        ..GungeonParams::default()
+    };
+    let level = gungeon::generate(&flow, 4, &params).unwrap();
+    let locked = level
+        .graph
+        .links()
+        .filter(|(_, _, _, l)| l.lock.is_some())
+        .count();
+    assert!(locked >= 3, "{locked} locked links");
+    assert!(level.walkthrough.steps.len() >= 4);
+    let svg = level_to_svg(&level, 10);
+    assert!(svg.contains("stroke=\"#ff2020\""), "locks are ringed in red");
+    assert!(svg.contains("key k"), "keys are marked");
+}
+
+#[test]
+fn broken_library_is_a_settings_error() {
+    let mut params = GungeonParams::default();
+    params.library.templates.retain(|t| !t.kinds.iter().any(|k| k == "Normal"));
+    let flow = Flow::builtin("classic").unwrap();
+    let e = gungeon::generate(&flow, 1, &params).unwrap_err().to_string();
+    assert!(e.contains("Normal"), "{e}");
+}
+
+/// The ASCII map of a fixed level, checked in (regenerate on purpose with
+/// `LEVELPLAN_BLESS=1 cargo test --test gungeon`).
+#[test]
+fn golden_map() {
+    let flow = Flow::builtin("classic").unwrap();
+    let level = gungeon::generate(&flow, 1, &GungeonParams::default()).unwrap();
+    let actual = level.tiles.map.to_ascii();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/golden/gungeon_classic_seed1.txt");
+    if std::env::var_os("LEVELPLAN_BLESS").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).expect("golden map exists");
+    assert!(expected == actual, "{} differs from the generated map:\n{actual}", path.display());
+}

@@ -84,13 +84,23 @@ pub(crate) fn route(
     };
     let ea = ends(shape_a, pa, spec.from == room);
     let eb = ends(shape_b, pb, spec.from == nb);
+    // Door pairs whose cells are far enough apart for a corridor of `lo` cells and near
+    // enough for `hi`; doors that face away from the other end are tried last.
     let mut pairs: Vec<(u32, usize, usize)> = Vec::new();
     for &(i, ca) in &ea {
         for &(j, cb) in &eb {
             let m = ca.manhattan(cb) + 1;
-            if m <= hi {
-                pairs.push((m.max(lo), i, j));
+            if m < lo || m > hi {
+                continue;
             }
+            let away = |c: Point, f: Dir, to: Point| {
+                let s = f.step();
+                (to.x - c.x) * s.x + (to.y - c.y) * s.y < 0
+            };
+            let fa = shape_a.doors[i].facing;
+            let fb = shape_b.doors[j].facing;
+            let penalty = 12 * (u32::from(away(ca, fa, cb)) + u32::from(away(cb, fb, ca)));
+            pairs.push((m + penalty, i, j));
         }
     }
     pairs.sort_unstable();

@@ -1271,16 +1271,21 @@ impl Planner {
             seed::shuffle(rng, &mut out[start..]);
         }
         if !fallback.is_empty() {
-            let anchors: Vec<Rect> = step
+            // Partners reached by corridor, with the gap a corridor likes best.
+            let partners: Vec<(Rect, u32)> = step
                 .earlier
                 .iter()
-                .filter_map(|&(nb, _)| st.placed[nb].map(|(ns, np)| self.rect_of(ns, np)))
+                .filter_map(|&(nb, e)| {
+                    let Edge::Link(l) = e else { return None };
+                    let (lo, _) = self.problem.links[l].realise.path_bounds()?;
+                    st.placed[nb].map(|(ns, np)| (self.rect_of(ns, np), lo + 2))
+                })
                 .collect();
             let mut keyed: Vec<(u32, u64, Cand)> = fallback
                 .into_iter()
                 .map(|c| {
                     let r = self.rect_of(c.shape, c.pos);
-                    let d: u32 = anchors.iter().map(|a| r.gap(a)).sum();
+                    let d: u32 = partners.iter().map(|(a, ideal)| r.gap(a).abs_diff(*ideal)).sum();
                     (d, rng.next_u64(), c)
                 })
                 .collect();

@@ -56,3 +56,73 @@ pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R)
     }
     g
 }
+
+/// A level-like random graph: a branching tree (each room hangs off one of the four rooms
+/// before it, so paths run long and branch often) plus up to `loops` extra links, each between
+/// two rooms four to seven tree steps apart (local loops, as designed levels have; compare
+/// [`connected_graph`], whose extra links join any two rooms). Room 0 is the entrance, the last
+/// room the exit; tree links have [`LinkRole::Tree`], extra links [`LinkRole::Loop`].
+///
+/// # Complexity
+/// `O(V + L · V)` expected: a breadth-first search per extra link drawn.
+///
+/// # Examples
+/// ```
+/// use levelplan::graph::{cycle_rank, random::local_loops_graph};
+/// let g = local_loops_graph(100, 10, &mut levelplan::seed::stream(1, "doc"));
+/// assert_eq!(g.room_count(), 100);
+/// assert_eq!(cycle_rank(&g), 10);
+/// ```
+pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> LevelGraph {
+    let mut g = LevelGraph::new();
+    let ids: Vec<RoomId> = (0..rooms)
+        .map(|i| {
+            let kind = if i == 0 {
+                RoomKind::Entrance
+            } else if i + 1 == rooms {
+                RoomKind::Exit
+            } else {
+                RoomKind::Normal
+            };
+            g.add_room(Room::new(kind))
+        })
+        .collect();
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); rooms];
+    for i in 1..rooms {
+        let p = i - 1 - seed::below(rng, i.min(4) as u64) as usize;
+        g.add_link(ids[p], ids[i], Link::door());
+        adj[p].push(i);
+        adj[i].push(p);
+    }
+    let (mut added, mut budget) = (0, 64 * (loops + 1));
+    let mut dist = vec![usize::MAX; rooms];
+    while added < loops && budget > 0 && rooms >= 5 {
+        budget -= 1;
+        let a = seed::index(rng, rooms);
+        dist.iter_mut().for_each(|d| *d = usize::MAX);
+        dist[a] = 0;
+        let mut queue = std::collections::VecDeque::from([a]);
+        while let Some(x) = queue.pop_front() {
+            if dist[x] == 7 {
+                continue;
+            }
+            for &y in &adj[x] {
+                if dist[y] == usize::MAX {
+                    dist[y] = dist[x] + 1;
+                    queue.push_back(y);
+                }
+            }
+        }
+        let far: Vec<usize> = (0..rooms).filter(|&r| (4..=7).contains(&dist[r])).collect();
+        if far.is_empty() {
+            continue;
+        }
+        let b = far[seed::index(rng, far.len())];
+        if g.links_at(ids[a]).any(|(_, o, _, _)| o == ids[b]) {
+            continue;
+        }
+        g.add_link(ids[a], ids[b], Link::door().with_role(LinkRole::Loop));
+        added += 1;
+    }
+    g
+}

@@ -1285,7 +1285,10 @@ impl Planner {
                 .into_iter()
                 .map(|c| {
                     let r = self.rect_of(c.shape, c.pos);
-                    let d: u32 = partners.iter().map(|(a, ideal)| r.gap(a).abs_diff(*ideal)).sum();
+                    let d: u32 = partners
+                        .iter()
+                        .map(|(a, ideal)| r.gap(a).abs_diff(*ideal))
+                        .sum();
                     (d, rng.next_u64(), c)
                 })
                 .collect();

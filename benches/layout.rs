@@ -1,0 +1,127 @@
+//! The embedding layer: Edgar's inputs (the ones Edgar's medians were measured on), every
+//! built-in flow end to end with the Gungeon recipe, and generated graphs of growing size.
+//!
+//! Edgar inputs are prepared once (templates compiled, configuration spaces computed) and then
+//! laid out with a new seed per iteration, as a game would; preparation is benchmarked apart.
+
+use levelplan::graph::random::local_loops_graph;
+use levelplan::layout::edgar::EdgarLevel;
+use levelplan::layout::{
+    LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
+};
+use levelplan::recipes::gungeon::{Generator, GungeonParams};
+use levelplan::{Flow, LinkRole};
+
+fn main() {
+    divan::main();
+}
+
+const EDGAR: &[&str] = &[
+    "example_basics",
+    "ma2014_fig7top_9v_basic",
+    "ma2014_fig9_15v_basic",
+    "ma2014_fig1_17v_basic",
+    "ma2014_fig7bottom_17v_basic",
+    "ma2014_fig8_41v_basic",
+    "ma2014_fig1_17v_corridors",
+    "ma2014_fig8_41v_corridors",
+    "example_complex_dungeon",
+    "yaml_thesis_game2_basic",
+    "mapdesc_gungeon_1_1",
+    "mapdesc_gungeon_2_1",
+    "mapdesc_dead_cells_rooftop",
+];
+
+fn edgar(name: &str) -> EdgarLevel {
+    let path = format!(
+        "{}/fixtures/edgar/inputs/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    EdgarLevel::from_json(&std::fs::read_to_string(&path).unwrap(), name).unwrap()
+}
+
+/// One layout of a prepared Edgar input, a new seed each time.
+#[divan::bench(args = EDGAR)]
+fn edgar_layout(bencher: divan::Bencher, name: &str) {
+    let planner = Planner::new(edgar(name).problem).unwrap();
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        planner.layout(seed).unwrap()
+    });
+}
+
+/// Preparing an Edgar input: compiling templates, configuration spaces, room order.
+#[divan::bench(args = EDGAR, sample_count = 20)]
+fn edgar_prepare(bencher: divan::Bencher, name: &str) {
+    let problem = edgar(name).problem;
+    bencher.bench_local(|| Planner::new(problem.clone()).unwrap());
+}
+
+const FLOWS: &[&str] = &[
+    "classic",
+    "big_loop",
+    "fork",
+    "one_way_reward",
+    "hub_spokes",
+    "long_chain",
+    "secrets",
+];
+
+/// A whole level: flow, injections, locks, solver, layout with the built-in templates, tiles.
+#[divan::bench(args = FLOWS)]
+fn gungeon_level(bencher: divan::Bencher, flow: &str) {
+    let generator = Generator::new(Flow::builtin(flow).unwrap(), GungeonParams::default()).unwrap();
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        generator.generate(seed).unwrap()
+    });
+}
+
+/// A generated level-like graph (`graph::random::local_loops_graph`): rooms with more than
+/// three links are 16 x 16 halls, the rest small rooms; tree links are contact, loop links
+/// contact or corridor.
+pub fn scale_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
+    let g = local_loops_graph(
+        rooms,
+        loops,
+        &mut levelplan::seed::stream(seed, "scale graph"),
+    );
+    let mut p = LayoutProblem::new(vec![
+        RoomTemplate::rectangle("square", 6, 6, 1),
+        RoomTemplate::rectangle("long", 5, 9, 1),
+        RoomTemplate::rectangle("hall", 16, 16, 1),
+    ]);
+    let ids: Vec<_> = g.room_ids().collect();
+    for id in &ids {
+        let t = if g.incident_links(*id).count() > 3 {
+            vec![2]
+        } else {
+            vec![0, 1]
+        };
+        p.rooms.push(RoomSpec::new(&id.to_string(), t));
+    }
+    for (_, a, b, link) in g.links() {
+        let realise = match link.role {
+            LinkRole::Tree => Realise::Contact,
+            _ => Realise::ContactOrPath { min: 4, max: 30 },
+        };
+        let slot = |r| ids.iter().position(|x| *x == r).expect("listed");
+        p.links.push(LinkSpec::new(slot(a), slot(b), realise));
+    }
+    p.budget.retry = RetryPolicy::Attempts(20);
+    p
+}
+
+/// Time per call (success, or failure after 20 attempts) as graphs grow. Success rates: see
+/// the crate's README (measured over ten graphs and seeds per size).
+#[divan::bench(args = [(100, 10), (300, 30), (1000, 100)], sample_count = 5, sample_size = 1)]
+fn scale(bencher: divan::Bencher, (rooms, loops): (usize, usize)) {
+    let planner = Planner::new(scale_problem(rooms, loops, 3)).unwrap();
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        planner.layout(seed).is_ok()
+    });
+}

@@ -25,7 +25,10 @@ fn main() {
         all.sort();
         files = all;
     }
-    println!("{:<48} {:>6} {:>9} {:>10} {:>10}", "input", "valid", "prep ms", "median ms", "max ms");
+    println!(
+        "{:<48} {:>6} {:>9} {:>10} {:>10}",
+        "input", "valid", "prep ms", "median ms", "max ms"
+    );
     for f in files {
         let text = std::fs::read_to_string(&f).expect("readable input");
         let level = EdgarLevel::from_json(&text, &f.display().to_string()).expect("valid input");

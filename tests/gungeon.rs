@@ -7,7 +7,9 @@ use levelplan::export::svg::level_to_svg;
 use levelplan::export::tiled::level_to_tmj;
 use levelplan::layout::Realise;
 use levelplan::layout::verify::check;
-use levelplan::recipes::gungeon::{self, Generator, GungeonParams, layout_problem, rooms_reachable};
+use levelplan::recipes::gungeon::{
+    self, Generator, GungeonParams, layout_problem, rooms_reachable,
+};
 
 fn flows() -> Vec<Flow> {
     levelplan::FlowTemplate::builtin_names()
@@ -28,14 +30,21 @@ fn builtin_flows_make_valid_levels() {
             // Each graph room has a placed room; the layout is that of the level's graph.
             assert_eq!(level.layout.rooms.len(), level.graph.room_count(), "{what}");
             let (problem, rooms, links) = layout_problem(&level.graph, &params);
-            assert_eq!((rooms, links), (level.rooms.clone(), level.links.clone()), "{what}");
+            assert_eq!(
+                (rooms, links),
+                (level.rooms.clone(), level.links.clone()),
+                "{what}"
+            );
             // No overlaps, every link realised by doors both rooms allow or a corridor that
             // runs through nothing, minimum distance.
             check(&problem, &level.layout).unwrap_or_else(|e| panic!("{what}: {e}"));
             // Corridors only where allowed, within 4..30 cells.
             for (spec, placed) in problem.links.iter().zip(&level.layout.links) {
                 if !placed.corridor.is_empty() {
-                    assert!(matches!(spec.realise, Realise::ContactOrPath { .. }), "{what}");
+                    assert!(
+                        matches!(spec.realise, Realise::ContactOrPath { .. }),
+                        "{what}"
+                    );
                     assert!((4..=30).contains(&placed.corridor.len()), "{what}");
                 }
             }
@@ -44,7 +53,16 @@ fn builtin_flows_make_valid_levels() {
             // Every floor tile of a room knows its room.
             for ((x, y), t) in level.tiles.map.tiles.iter() {
                 if *t == levelplan::tiles::Tile::Floor {
-                    assert!(level.tiles.map.regions.get(x as i64, y as i64).unwrap().is_some(), "{what}");
+                    assert!(
+                        level
+                            .tiles
+                            .map
+                            .regions
+                            .get(x as i64, y as i64)
+                            .unwrap()
+                            .is_some(),
+                        "{what}"
+                    );
                 }
             }
         }
@@ -84,16 +102,24 @@ fn extra_locks_are_planned_and_proven() {
     assert!(locked >= 3, "{locked} locked links");
     assert!(level.walkthrough.steps.len() >= 4);
     let svg = level_to_svg(&level, 10);
-    assert!(svg.contains("stroke=\"#ff2020\""), "locks are ringed in red");
+    assert!(
+        svg.contains("stroke=\"#ff2020\""),
+        "locks are ringed in red"
+    );
     assert!(svg.contains("key k"), "keys are marked");
 }
 
 #[test]
 fn broken_library_is_a_settings_error() {
     let mut params = GungeonParams::default();
-    params.library.templates.retain(|t| !t.kinds.iter().any(|k| k == "Normal"));
+    params
+        .library
+        .templates
+        .retain(|t| !t.kinds.iter().any(|k| k == "Normal"));
     let flow = Flow::builtin("classic").unwrap();
-    let e = gungeon::generate(&flow, 1, &params).unwrap_err().to_string();
+    let e = gungeon::generate(&flow, 1, &params)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("Normal"), "{e}");
 }
 
@@ -104,11 +130,16 @@ fn golden_map() {
     let flow = Flow::builtin("classic").unwrap();
     let level = gungeon::generate(&flow, 1, &GungeonParams::default()).unwrap();
     let actual = level.tiles.map.to_ascii();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/golden/gungeon_classic_seed1.txt");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/golden/gungeon_classic_seed1.txt");
     if std::env::var_os("LEVELPLAN_BLESS").is_some() {
         std::fs::write(&path, &actual).unwrap();
         return;
     }
     let expected = std::fs::read_to_string(&path).expect("golden map exists");
-    assert!(expected == actual, "{} differs from the generated map:\n{actual}", path.display());
+    assert!(
+        expected == actual,
+        "{} differs from the generated map:\n{actual}",
+        path.display()
+    );
 }

@@ -106,18 +106,17 @@ pub fn rasterise(layout: &Layout, door_tile: impl Fn(usize) -> Tile) -> Raster {
         for door in [link.door_from, link.door_to] {
             for c in door_cells(door) {
                 let (x, y) = raster.tile_of(c);
-                match raster.map.tiles.get(x, y) {
-                    Some(Tile::Wall | Tile::Floor | Tile::Corridor | Tile::Door) => {
-                        let region = raster
-                            .map
-                            .regions
-                            .get(x, y)
-                            .copied()
-                            .flatten()
-                            .or_else(|| owner(layout, c));
-                        raster.map.put(x, y, tile, region);
-                    }
-                    _ => {}
+                if let Some(Tile::Wall | Tile::Floor | Tile::Corridor | Tile::Door) =
+                    raster.map.tiles.get(x, y)
+                {
+                    let region = raster
+                        .map
+                        .regions
+                        .get(x, y)
+                        .copied()
+                        .flatten()
+                        .or_else(|| owner(layout, c));
+                    raster.map.put(x, y, tile, region);
                 }
             }
         }

@@ -24,19 +24,7 @@ use crate::seed;
 /// assert_eq!(cycle_rank(&g), 10);
 /// ```
 pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> LevelGraph {
-    let mut g = LevelGraph::new();
-    let ids: Vec<RoomId> = (0..rooms)
-        .map(|i| {
-            let kind = if i == 0 {
-                RoomKind::Entrance
-            } else if i + 1 == rooms {
-                RoomKind::Exit
-            } else {
-                RoomKind::Normal
-            };
-            g.add_room(Room::new(kind))
-        })
-        .collect();
+    let (mut g, ids) = numbered_rooms(rooms);
     for i in 1..rooms {
         let parent = ids[seed::index(rng, i)];
         g.add_link(parent, ids[i], Link::door());
@@ -74,19 +62,7 @@ pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R)
 /// assert_eq!(cycle_rank(&g), 10);
 /// ```
 pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> LevelGraph {
-    let mut g = LevelGraph::new();
-    let ids: Vec<RoomId> = (0..rooms)
-        .map(|i| {
-            let kind = if i == 0 {
-                RoomKind::Entrance
-            } else if i + 1 == rooms {
-                RoomKind::Exit
-            } else {
-                RoomKind::Normal
-            };
-            g.add_room(Room::new(kind))
-        })
-        .collect();
+    let (mut g, ids) = numbered_rooms(rooms);
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); rooms];
     for i in 1..rooms {
         let p = i - 1 - seed::below(rng, i.min(4) as u64) as usize;
@@ -125,4 +101,22 @@ pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut 
         added += 1;
     }
     g
+}
+
+/// `rooms` unlinked rooms: the first the entrance, the last the exit, the rest normal.
+fn numbered_rooms(rooms: usize) -> (LevelGraph, Vec<RoomId>) {
+    let mut g = LevelGraph::new();
+    let ids = (0..rooms)
+        .map(|i| {
+            let kind = if i == 0 {
+                RoomKind::Entrance
+            } else if i + 1 == rooms {
+                RoomKind::Exit
+            } else {
+                RoomKind::Normal
+            };
+            g.add_room(Room::new(kind))
+        })
+        .collect();
+    (g, ids)
 }

@@ -190,6 +190,11 @@ pub struct LayoutProblem {
     pub repeat_override: Option<RepeatMode>,
     /// Search budgets.
     pub budget: Budget,
+    /// Soft penalty for templates already used in the level: a template used `n` times has
+    /// its weight multiplied by `max(1 - recent_penalty * n, 0.05)` (0: no penalty; the
+    /// Gungeon recipe uses the game's 0.33).
+    #[serde(default)]
+    pub recent_penalty: f64,
 }
 
 impl LayoutProblem {
@@ -203,6 +208,7 @@ impl LayoutProblem {
             repeat_default: RepeatMode::AllowRepeat,
             repeat_override: None,
             budget: Budget::default(),
+            recent_penalty: 0.0,
         }
     }
 }

@@ -1234,6 +1234,22 @@ impl Planner {
         if shapes.is_empty() {
             shapes = self.room_shapes[room].clone();
         }
+        // Templates already used weigh less (soft).
+        let penalty = self.problem.recent_penalty;
+        if penalty > 0.0 && !corridor_room {
+            let mut uses = vec![0u32; self.problem.templates.len()];
+            for (r, p) in st.placed.iter().enumerate() {
+                if let Some((s, _)) = p
+                    && !self.problem.rooms[r].corridor
+                {
+                    uses[self.set.shapes[*s as usize].template] += 1;
+                }
+            }
+            for (s, w) in shapes.iter_mut() {
+                let n = f64::from(uses[self.set.shapes[*s as usize].template]);
+                *w *= (1.0 - penalty * n).max(0.05);
+            }
+        }
         // Weighted random order (exponential keys).
         let mut keyed: Vec<(f64, u32)> = shapes
             .iter()

@@ -45,6 +45,9 @@ pub struct GungeonParams {
     pub budget: Budget,
     /// Whole levels (graph and layout) tried, each from a sub-seed, before giving up.
     pub retries: u32,
+    /// Soft penalty per earlier use of a template in the level (the game's 0.33; see
+    /// [`LayoutProblem::recent_penalty`]).
+    pub recent_penalty: f64,
 }
 
 impl Default for GungeonParams {
@@ -61,6 +64,7 @@ impl Default for GungeonParams {
                 ..Budget::default()
             },
             retries: 8,
+            recent_penalty: 0.33,
         }
     }
 }
@@ -237,6 +241,7 @@ pub fn layout_problem(
     problem.repeat_default = params.library.repeat;
     problem.min_distance = params.min_distance;
     problem.budget = params.budget;
+    problem.recent_penalty = params.recent_penalty;
     let rooms: Vec<RoomId> = graph.room_ids().collect();
     let mut slot = std::collections::HashMap::new();
     for (i, &id) in rooms.iter().enumerate() {

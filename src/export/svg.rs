@@ -104,11 +104,7 @@ pub fn tilemap_to_svg(
         }
     }
     for l in labels {
-        let text = l
-            .text
-            .replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;");
+        let text = escape(&l.text);
         let _ = writeln!(
             out,
             "<text x=\"{}\" y=\"{}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{}\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"#1b1b1b\">{text}</text>",

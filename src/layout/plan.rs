@@ -315,6 +315,7 @@ impl Planner {
     }
 
     /// The problem this planner was made from.
+    /// The problem this planner was made from.
     #[doc(hidden)]
     pub fn debug_order(&self) -> String {
         self.steps

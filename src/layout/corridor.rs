@@ -8,7 +8,7 @@ use rstar::AABB;
 use super::Segment;
 use super::geom::{Dir, Point, Rect};
 use super::plan::{Planner, State};
-use super::template::{DoorKind, DoorPos, Shape};
+use super::template::Shape;
 
 /// A routed corridor.
 #[derive(Debug, Clone)]
@@ -33,14 +33,6 @@ pub fn outside_cell(a: Point, b: Point, facing: Dir) -> Point {
         Dir::South => Point::new(a.x + k, a.y - 1),
         Dir::East => Point::new(a.x, a.y + k),
         Dir::West => Point::new(a.x - 1, a.y + k),
-    }
-}
-
-fn door_ok(d: &DoorPos, is_from: bool) -> bool {
-    match d.kind {
-        DoorKind::Any => true,
-        DoorKind::Exit => is_from,
-        DoorKind::Entrance => !is_from,
     }
 }
 
@@ -77,7 +69,7 @@ pub(crate) fn route(
             .doors
             .iter()
             .enumerate()
-            .filter(|(_, d)| door_ok(d, is_from))
+            .filter(|(_, d)| d.kind.allows(is_from))
             .map(|(i, d)| (i, outside_cell(d.a + pos, d.b + pos, d.facing)))
             .filter(|&(_, c)| !occupied_by_room(c))
             .collect()

@@ -486,7 +486,7 @@ impl EdgarLevel {
         let mut links = Vec::with_capacity(self.problem.links.len());
         for l in &self.problem.links {
             let jf = slot[l.from].expect("checked");
-            let want = self.ids_placed(out, slot[l.to].expect("checked"));
+            let want = out.rooms[slot[l.to].expect("checked")].room;
             let door = out.rooms[jf].doors.iter().find(|d| d.to_room == want);
             let Some(d) = door else {
                 return Err(Violation::Link {
@@ -518,10 +518,6 @@ impl EdgarLevel {
                 links,
             },
         )
-    }
-
-    fn ids_placed(&self, out: &InLayout, j: usize) -> i64 {
-        out.rooms[j].room
     }
 }
 

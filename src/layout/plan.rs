@@ -10,7 +10,7 @@ use rstar::{AABB, RTree};
 
 use super::corridor::{self, Corridor};
 use super::geom::{Point, Rect, segment_gap};
-use super::template::{DoorKind, RepeatMode, RoomTemplate, Shape};
+use super::template::{RepeatMode, RoomTemplate, Shape};
 use super::verify;
 use super::{
     Layout, LayoutError, LayoutProblem, PlacedLink, PlacedRoom, Realise, RetryPolicy, Segment,
@@ -166,14 +166,14 @@ impl Planner {
         let set = ShapeSet::compile(&problem.templates)?;
         let mut planner = Planner::prepare(problem, Arc::new(set))?;
         let need = planner.needed_spaces();
-        let mut set = ShapeSet::clone(&planner.set);
+        // The planner holds the only reference: no copy is made.
+        let set = Arc::make_mut(&mut planner.set);
         for (a, b, f) in need {
             if set.spaces.get(a, b, 0, f).is_none() {
                 let space = set.space(a, b, f);
                 set.spaces.insert(a, b, 0, f, space);
             }
         }
-        planner.set = Arc::new(set);
         planner.build_compounds();
         Ok(planner)
     }
@@ -1622,20 +1622,15 @@ impl ShapeSet {
     /// Every offset at which shape `new` touches shape `placed` with two doors meeting.
     fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
         let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
-        let ok = |k: DoorKind, is_from: bool| match k {
-            DoorKind::Any => true,
-            DoorKind::Exit => is_from,
-            DoorKind::Entrance => !is_from,
-        };
         let mut all: Vec<(Point, u16, u16)> = Vec::new();
         for (i, dp) in p.doors.iter().enumerate() {
-            if !ok(dp.kind, placed_is_from) {
+            if !dp.kind.allows(placed_is_from) {
                 continue;
             }
             for (j, dq) in q.doors.iter().enumerate() {
                 if dq.facing != dp.facing.opposite()
                     || dq.len() != dp.len()
-                    || !ok(dq.kind, !placed_is_from)
+                    || !dq.kind.allows(!placed_is_from)
                 {
                     continue;
                 }

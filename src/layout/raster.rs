@@ -63,12 +63,21 @@ pub fn rasterise(layout: &Layout, door_tile: impl Fn(usize) -> Tile) -> Raster {
         let (x, y) = r.tile_of(c);
         r.map.put(x, y, tile, region);
     };
-    for (i, room) in layout.rooms.iter().enumerate() {
-        let min = min_corner(&room.outline);
-        let local: Vec<Point> = room.outline.iter().map(|&p| p - min).collect();
-        let Ok(mask) = Mask::from_outline(&local) else {
+    // Each room's mask, once: (lower-left corner, mask).
+    let masks: Vec<Option<(Point, Mask)>> = layout
+        .rooms
+        .iter()
+        .map(|room| {
+            let min = min_corner(&room.outline);
+            let local: Vec<Point> = room.outline.iter().map(|&p| p - min).collect();
+            Mask::from_outline(&local).ok().map(|m| (min, m))
+        })
+        .collect();
+    for (i, (room, entry)) in layout.rooms.iter().zip(&masks).enumerate() {
+        let Some((min, mask)) = entry else {
             continue;
         };
+        let min = *min;
         let thin = mask.width < 3 || mask.height < 3;
         for y in 0..mask.height {
             for x in 0..mask.width {
@@ -115,7 +124,7 @@ pub fn rasterise(layout: &Layout, door_tile: impl Fn(usize) -> Tile) -> Raster {
                         .get(x, y)
                         .copied()
                         .flatten()
-                        .or_else(|| owner(layout, c));
+                        .or_else(|| owner(&masks, c));
                     raster.map.put(x, y, tile, region);
                 }
             }
@@ -125,14 +134,12 @@ pub fn rasterise(layout: &Layout, door_tile: impl Fn(usize) -> Tile) -> Raster {
 }
 
 /// The room whose outline holds cell `c`.
-fn owner(layout: &Layout, c: Point) -> Option<u32> {
-    layout
-        .rooms
+fn owner(masks: &[Option<(Point, Mask)>], c: Point) -> Option<u32> {
+    masks
         .iter()
-        .position(|r| {
-            let min = min_corner(&r.outline);
-            let local: Vec<Point> = r.outline.iter().map(|&p| p - min).collect();
-            Mask::from_outline(&local).is_ok_and(|m| m.inside(c.x - min.x, c.y - min.y))
+        .position(|e| {
+            e.as_ref()
+                .is_some_and(|(min, m)| m.inside(c.x - min.x, c.y - min.y))
         })
         .map(|i| i as u32)
 }

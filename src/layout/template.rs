@@ -36,6 +36,18 @@ pub enum DoorKind {
     Exit,
 }
 
+impl DoorKind {
+    /// Whether a door of this kind may carry a link that leaves its room (`leaving`) or
+    /// enters it.
+    pub fn allows(self, leaving: bool) -> bool {
+        match self {
+            DoorKind::Any => true,
+            DoorKind::Exit => leaving,
+            DoorKind::Entrance => !leaving,
+        }
+    }
+}
+
 /// One explicit door: a segment on the outline (template frame).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::corridor::outside_cell;
 use super::geom::{Mask, Point, min_corner};
 use super::plan::{outline_gap, overlap};
-use super::template::{DoorKind, Shape};
+use super::template::Shape;
 use super::{Layout, LayoutProblem, Segment};
 
 /// What is wrong with a layout.
@@ -156,14 +156,10 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
         };
         let door_at = |room: usize, s: Segment, is_from: bool| {
             let (shape, pos) = (&shapes[room].0, shapes[room].1);
-            shape.doors.iter().find(|d| {
-                seg(d.a + pos, d.b + pos) == seg(s.a, s.b)
-                    && match d.kind {
-                        DoorKind::Any => true,
-                        DoorKind::Exit => is_from,
-                        DoorKind::Entrance => !is_from,
-                    }
-            })
+            shape
+                .doors
+                .iter()
+                .find(|d| seg(d.a + pos, d.b + pos) == seg(s.a, s.b) && d.kind.allows(is_from))
         };
         let Some(df) = door_at(spec.from, placed.door_from, true) else {
             return Err(bad(format!(

@@ -8,9 +8,13 @@
 //! 2. `connect_hall`: a biased random walk from a point on the child's wall facing its parent to
 //!    a point on the parent's facing wall, 1 to 3 cells wide, with doors where it goes through a
 //!    wall.
-//! 3. Hall cells become floor and the void around them wall; stray doors become wall again; a
-//!    wall one cell thick between two floors without a door gets one (the local lockout fix).
-//! 4. At most 700 void cells must remain, else start over; the 3x3 pattern table
+//! 3. Hall cells become floor and the void around them wall.
+//! 4. `fill_voids`: rooms grown into big voids from the walls that border them, opened onto the
+//!    room behind that wall, until at most 700 void cells remain (at most 100 tries; else start
+//!    over).
+//! 5. Stray doors become wall again; a wall one cell thick between two floors without a door
+//!    gets one (the local lockout fix).
+//! 6. The 3x3 pattern table
 //!    (`fixtures/tiles/catacombs.ron`) makes the tiles; themed rooms; stairs and the lockout
 //!    check.
 
@@ -51,6 +55,21 @@ enum Side {
     Right,
 }
 
+impl Side {
+    /// One step towards that side.
+    fn step(self) -> (i64, i64) {
+        match self {
+            Side::Up => (0, -1),
+            Side::Down => (0, 1),
+            Side::Left => (-1, 0),
+            Side::Right => (1, 0),
+        }
+    }
+}
+
+/// Most steps of one hall's walk.
+const HALL_STEPS: u32 = 1000;
+
 /// A hall to walk: `(from, to, the side the parent lies on)`.
 type Hall = ((i64, i64), (i64, i64), Side);
 
@@ -88,7 +107,8 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
             b.connect_hall(from, to, side);
         }
         b.finish_halls();
-        let void = b.map.values().iter().filter(|&&c| c == ' ').count();
+        let void = b.fill_voids();
+        b.fix_lockout();
         if void > MAX_VOID {
             reason = format!("{void} void cells remain, more than {MAX_VOID}");
             continue;
@@ -158,8 +178,15 @@ impl<R: Rng + ?Sized> Builder<'_, R> {
         }
         for y in y1..=y2 {
             for x in x1..=x2 {
-                let border = x == x1 || x == x2 || y == y1 || y == y2;
-                self.map.set(x, y, if border { '#' } else { '.' });
+                let c = match (x == x1, x == x2, y == y1, y == y2) {
+                    (true, _, true, _) => 'C',
+                    (_, true, true, _) => 'B',
+                    (true, _, _, true) => 'E',
+                    (_, true, _, true) => 'A',
+                    (false, false, false, false) => '.',
+                    _ => '#',
+                };
+                self.map.set(x, y, c);
             }
         }
         let me = self.rooms.len();
@@ -210,61 +237,110 @@ impl<R: Rng + ?Sized> Builder<'_, R> {
         }
     }
 
-    /// A biased random walk from `from` to `to` (leaving in direction `side`), 1 to 3 cells
-    /// wide, marking void as hall (`,`) and walls it passes through as doors.
+    /// A biased random walk from `from` (on the child's wall) to `to` (on the parent's), leaving
+    /// in direction `side`, 1 to 3 cells wide: void becomes hall (`,`), walls it crosses get
+    /// doors. The steering is the spec's: along the longer axis with chance min(2|dx|, 30)% or
+    /// min(5|dy|, 80)%, forced turns when aligned, bounces off the map's edge and room corners.
     fn connect_hall(&mut self, from: (i64, i64), to: (i64, i64), side: Side) {
         let widen_minus = seed::chance(self.rng, 0.5);
         let widen_plus = seed::chance(self.rng, 0.5);
         let (mut x, mut y) = from;
         self.door(x, y);
-        let (mut dx, mut dy) = match side {
-            Side::Up => (0, -1),
-            Side::Down => (0, 1),
-            Side::Left => (-1, 0),
-            Side::Right => (1, 0),
-        };
-        for _ in 0..400 {
-            x += dx;
-            y += dy;
-            if (x, y) == to {
-                self.door(x, y);
-                return;
+        self.door(to.0, to.1);
+        let (mut dx, mut dy) = side.step();
+        // The walk ends on the cell before the parent's wall.
+        let end = (to.0 - dx, to.1 - dy);
+        let last = SIZE as i64 - 2;
+        let mut in_room = false;
+        let mut steps = 0;
+        while (x, y) != end {
+            steps += 1;
+            if steps > HALL_STEPS {
+                return; // the level will fail its checks and be generated again
             }
+            // Bounce off the map's edge.
+            if (x >= last && dx > 0) || (x <= 1 && dx < 0) {
+                dx = -dx;
+            }
+            if (y >= last && dy > 0) || (y <= 1 && dy < 0) {
+                dy = -dy;
+            }
+            // Turn away from room corners (walls are never entered at a corner).
             match self.at(x, y) {
-                ' ' | ',' => {
-                    self.map.set(x, y, ',');
-                    // Side cells across the walk, where still void.
-                    let (sx, sy) = (dy.abs(), dx.abs());
-                    for (on, k) in [(widen_minus, -1), (widen_plus, 1)] {
-                        if on && self.at(x + sx * k, y + sy * k) == ' ' {
-                            self.map.set(x + sx * k, y + sy * k, ',');
-                        }
-                    }
-                }
-                '#' => self.door(x, y),
+                'C' if dy < 0 || dx < 0 => (dx, dy) = (1, 0),
+                'B' if dy < 0 || dx > 0 => (dx, dy) = (0, 1),
+                'E' if dx < 0 || dy > 0 => (dx, dy) = (0, -1),
+                'A' if dx > 0 || dy > 0 => (dx, dy) = (-1, 0),
                 _ => {}
             }
-            // Steer towards the end, mostly along the longer way.
-            let (ex, ey) = (to.0 - x, to.1 - y);
-            let horizontal = if ex == 0 {
-                false
-            } else if ey == 0 {
-                true
-            } else if ex.abs() > ey.abs() {
-                seed::chance(self.rng, (2.0 * ex.abs() as f64 / 100.0).min(0.3) + 0.5)
-            } else {
-                !seed::chance(self.rng, (5.0 * ey.abs() as f64 / 100.0).clamp(0.5, 0.8))
-            };
-            (dx, dy) = if horizontal {
-                (ex.signum(), 0)
-            } else {
-                (0, ey.signum())
-            };
+            x += dx;
+            y += dy;
+            match self.at(x, y) {
+                ' ' => {
+                    if in_room {
+                        self.door(x - dx, y - dy);
+                    } else {
+                        // Side cells across the walk, where still void.
+                        let (sx, sy) = (dy.abs(), dx.abs());
+                        for (on, k) in [(widen_minus, -1), (widen_plus, 1)] {
+                            if on && self.at(x + sx * k, y + sy * k) == ' ' {
+                                self.map.set(x + sx * k, y + sy * k, ',');
+                            }
+                        }
+                    }
+                    self.map.set(x, y, ',');
+                    in_room = false;
+                }
+                c => {
+                    if !in_room && c == '#' {
+                        self.door(x, y);
+                    }
+                    if c != ',' {
+                        in_room = true;
+                    }
+                }
+            }
+            // Steering towards the end.
+            let (ex, ey) = (end.0 - x, end.1 - y);
+            let (adx, ady) = (ex.abs(), ey.abs());
+            let towards_x = if ex <= 0 { (-1, 0) } else { (1, 0) };
+            let towards_y = if ey <= 0 { (0, -1) } else { (0, 1) };
+            if adx > ady {
+                if seed::below(self.rng, 100) < (2 * adx).min(30) as u64 {
+                    (dx, dy) = towards_x;
+                }
+            } else if seed::below(self.rng, 100) < (5 * ady).min(80) as u64 {
+                (dx, dy) = towards_y;
+            }
+            // Forced turns, each seeing the direction the ones before chose.
+            let here = self.at(x, y);
+            if adx == 0 && ady < 10 && dx != 0 {
+                (dx, dy) = towards_y;
+            }
+            if ady == 0 && adx < 10 && dy != 0 {
+                (dx, dy) = towards_x;
+            }
+            if ady == 1 && adx > 1 && dy != 0 {
+                (dx, dy) = towards_x;
+            }
+            if adx == 1 && ady > 1 && dx != 0 {
+                (dx, dy) = towards_y;
+            }
+            if adx == 0 && here != ' ' && dx != 0 {
+                (dx, dy) = towards_y;
+            }
+            if ady == 0 && here != ' ' && dy != 0 {
+                (dx, dy) = towards_x;
+            }
         }
     }
 
+    /// A door on a wall cell, unless a door is beside it already.
     fn door(&mut self, x: i64, y: i64) {
-        if self.at(x, y) == '#' {
+        let beside = [(0, -1), (0, 1), (-1, 0), (1, 0)]
+            .iter()
+            .any(|(ddx, ddy)| self.at(x + ddx, y + ddy) == 'D');
+        if self.at(x, y) == '#' && !beside {
             self.map.set(x, y, 'D');
         }
     }
@@ -281,6 +357,13 @@ impl<R: Rng + ?Sized> Builder<'_, R> {
             .collect();
         for &(x, y) in &halls {
             self.map.set(x, y, '.');
+        }
+        for y in 0..n {
+            for x in 0..n {
+                if matches!(self.at(x, y), 'A' | 'B' | 'C' | 'E') {
+                    self.map.set(x, y, '#');
+                }
+            }
         }
         for &(x, y) in &halls {
             for dy in -1..=1 {
@@ -299,6 +382,92 @@ impl<R: Rng + ?Sized> Builder<'_, R> {
                 }
             }
         }
+    }
+
+    /// Fills big voids with rooms opened onto the room they border: a wall cell with void on
+    /// one side and floor on the other grows a rectangle into the void (at most 14 along the
+    /// wall and 12 away from it, less 2 at each end; more than 5 both ways), whose shared wall
+    /// is knocked through wherever floor lies on both sides. At most 100 tries, stopping once
+    /// no more than [`MAX_VOID`] void cells remain. Returns the void left.
+    fn fill_voids(&mut self) -> usize {
+        let n = SIZE as i64;
+        let count = |b: &Self| b.map.values().iter().filter(|&&c| c == ' ').count();
+        let mut void = count(self);
+        let mut tries = 0;
+        while void > MAX_VOID && tries < 100 {
+            tries += 1;
+            let x = 1 + seed::below(self.rng, (n - 2) as u64) as i64;
+            let y = 1 + seed::below(self.rng, (n - 2) as u64) as i64;
+            if self.at(x, y) != '#' {
+                continue;
+            }
+            // Which way the void lies: (out) away from the floor; (along) the wall's axis.
+            let side_is = |b: &Self, (ox, oy): (i64, i64), c: char| {
+                let (ax, ay) = (oy.abs(), ox.abs());
+                [0, -1, 1]
+                    .iter()
+                    .all(|&k| b.at(x + ox + ax * k, y + oy + ay * k) == c)
+            };
+            let Some(out) = [(0, -1), (0, 1), (-1, 0), (1, 0)]
+                .into_iter()
+                .find(|&(ox, oy)| side_is(self, (ox, oy), ' ') && side_is(self, (-ox, -oy), '.'))
+            else {
+                continue;
+            };
+            let (ox, oy) = out;
+            let (ax, ay) = (oy.abs(), ox.abs());
+            // Along the wall, in the void row beside it.
+            let void_at = |b: &Self, k: i64, depth: i64| {
+                let (cx, cy) = (x + ax * k + ox * depth, y + ay * k + oy * depth);
+                cx >= 1 && cy >= 1 && cx <= n - 2 && cy <= n - 2 && b.at(cx, cy) == ' '
+            };
+            let (mut lo, mut hi) = (0i64, 0i64);
+            while hi - lo < 14 && void_at(self, lo - 1, 1) {
+                lo -= 1;
+            }
+            while hi - lo < 14 && void_at(self, hi + 1, 1) {
+                hi += 1;
+            }
+            let (lo, hi) = (lo + 2, hi - 2);
+            if hi - lo <= 5 {
+                continue;
+            }
+            // Away from the wall, while the whole span is void.
+            let mut depth = 1;
+            while depth < 12 && (lo..=hi).all(|k| void_at(self, k, depth + 1)) {
+                depth += 1;
+            }
+            let depth = depth - 2;
+            if depth <= 5 {
+                continue;
+            }
+            // Stamp the room (its near border is the wall it grew from), then knock through.
+            let cell = |k: i64, d: i64| (x + ax * k + ox * d, y + ay * k + oy * d);
+            let mut opened = Vec::new();
+            for k in lo..=hi {
+                for d in 1..=depth {
+                    let (cx, cy) = cell(k, d);
+                    let border = k == lo || k == hi || d == depth;
+                    self.map.set(cx, cy, if border { '#' } else { '.' });
+                }
+                let (wx, wy) = cell(k, 0);
+                let (fx, fy) = cell(k, -1);
+                if k > lo && k < hi && self.at(wx, wy) == '#' && self.at(fx, fy) == '.' {
+                    opened.push((wx, wy));
+                }
+            }
+            for (wx, wy) in opened {
+                self.map.set(wx, wy, '.');
+            }
+            void = count(self);
+        }
+        void
+    }
+
+    /// Doors that lead nowhere become wall again; a wall one cell thick between two floors with
+    /// no door in it gets one (the local lockout fix).
+    fn fix_lockout(&mut self) {
+        let n = SIZE as i64;
         // A door must lead somewhere: open (floor or door, at least one of them floor) on two
         // opposite sides. Doors a hall left along a wall fail this; repeat until none is left.
         let leads = |b: &Self, (ax, ay): (i64, i64), (bx, by): (i64, i64)| {
@@ -346,6 +515,106 @@ impl<R: Rng + ?Sized> Builder<'_, R> {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builder<'r>(rng: &'r mut seed::LevelRng, rows: &[&str]) -> Builder<'r, seed::LevelRng> {
+        let mut map = Grid::new(SIZE, SIZE, ' ');
+        for (y, row) in rows.iter().enumerate() {
+            for (x, c) in row.chars().enumerate() {
+                map.set(x as i64, y as i64, c);
+            }
+        }
+        Builder {
+            map,
+            rooms: Vec::new(),
+            halls: VecDeque::new(),
+            rng,
+        }
+    }
+
+    #[test]
+    fn fill_voids_opens_new_rooms_onto_the_old_one() {
+        // One wide room along the top; everything below it is void.
+        let wall = "#".repeat(SIZE);
+        let inside = format!("#{}#", ".".repeat(SIZE - 2));
+        let rows = [
+            wall.as_str(),
+            &inside,
+            &inside,
+            &inside,
+            &inside,
+            wall.as_str(),
+        ];
+        let mut filled = 0;
+        for s in 0..10 {
+            let mut rng = seed::stream(s, "test");
+            let mut b = builder(&mut rng, &rows);
+            let before = b.map.values().iter().filter(|&&c| c == ' ').count();
+            let after = b.fill_voids();
+            if after < before {
+                filled += 1;
+            }
+            // Every floor cell is reachable from the first room through floor.
+            let mut seen = Grid::new(SIZE, SIZE, false);
+            let mut stack = vec![(1i64, 1i64)];
+            seen.set(1, 1, true);
+            while let Some((x, y)) = stack.pop() {
+                for (dx, dy) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if b.at(nx, ny) == '.' && seen.get(nx, ny) == Some(&false) {
+                        seen.set(nx, ny, true);
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+            for ((x, y), &c) in b.map.iter() {
+                if c == '.' {
+                    assert!(
+                        seen.get(x as i64, y as i64) == Some(&true),
+                        "seed {s}: ({x}, {y}) cut off"
+                    );
+                }
+            }
+        }
+        assert!(filled >= 7, "only {filled} of 10 seeds filled any void");
+    }
+
+    #[test]
+    fn halls_reach_their_parent() {
+        // Two rooms, a hall from the lower one up to the upper one.
+        let rows = [
+            "",
+            " CB######",
+            " #.......#",
+            " E#######A",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "    C####B",
+            "    #....#",
+            "    E####A",
+        ];
+        for s in 0..20 {
+            let mut rng = seed::stream(s, "test");
+            let mut b = builder(&mut rng, &rows);
+            b.connect_hall((6, 9), (5, 3), Side::Up);
+            b.finish_halls();
+            // A door on each wall, and floor between them.
+            assert_eq!(b.at(6, 9), 'D', "seed {s}");
+            assert_eq!(b.at(5, 3), 'D', "seed {s}");
+            assert_eq!(
+                b.at(5, 4),
+                '.',
+                "seed {s}: the walk must end before the parent's door"
+            );
         }
     }
 }

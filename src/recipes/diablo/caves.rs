@@ -125,6 +125,7 @@ fn grow<R: Rng + ?Sized>(rng: &mut R) -> Grid<bool> {
     create_block(&mut blank, rng, (x1, y1), 2, 3);
     fill_diagonals(&mut blank, rng);
     fill_singles(&mut blank);
+    fill_straights(&mut blank, rng);
     fill_diagonals(&mut blank, rng);
     for i in 0..SIZE as i64 {
         blank.set(SIZE as i64 - 1, i, false);
@@ -217,6 +218,51 @@ fn fill_diagonals<R: Rng + ?Sized>(blank: &mut Grid<bool>, rng: &mut R) {
                 } else {
                     blank.set(x + 1, y + 1, true)
                 }
+            }
+        }
+    }
+}
+
+/// Roughens long straight edges: a run of more than 3 empty cells along floor (rock above
+/// floor, floor above rock, rock left of floor, floor left of rock: four passes) is, with chance
+/// 1/2, redrawn cell by cell, each cell floor with chance 1/2. Runs stop at index 37.
+fn fill_straights<R: Rng + ?Sized>(blank: &mut Grid<bool>, rng: &mut R) {
+    let n = SIZE as i64;
+    // Edges across rows or across columns, and whether the rock cell comes first.
+    for (vertical, rock_first) in [(false, true), (false, false), (true, true), (true, false)] {
+        for j in 0..n - 1 {
+            let mut run_start = 0;
+            let mut run = 0;
+            for i in 0..=37 {
+                // The pair across the edge: (first, second) along the cross axis.
+                let cell = |a: i64, k: i64| if vertical { (a, k) } else { (k, a) };
+                let (first, second) = (cell(j, i), cell(j + 1, i));
+                let (rock, floor) = if rock_first {
+                    (first, second)
+                } else {
+                    (second, first)
+                };
+                let edge = i < 37
+                    && blank.get(rock.0, rock.1) == Some(&false)
+                    && blank.get(floor.0, floor.1) == Some(&true);
+                if edge {
+                    if run == 0 {
+                        run_start = i;
+                    }
+                    run += 1;
+                    continue;
+                }
+                if run > 3 && seed::chance(rng, 0.5) {
+                    for k in run_start..i {
+                        let c = if rock_first {
+                            cell(j, k)
+                        } else {
+                            cell(j + 1, k)
+                        };
+                        blank.set(c.0, c.1, seed::chance(rng, 0.5));
+                    }
+                }
+                run = 0;
             }
         }
     }
@@ -358,4 +404,49 @@ fn rivers<R: Rng + ?Sized>(tiles: &mut Grid<Tile>, rng: &mut R) -> Vec<River> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_straights_only_roughens_long_edges() {
+        // A floor rectangle with long straight edges.
+        let mut blank = Grid::new(SIZE, SIZE, false);
+        for y in 10..20 {
+            for x in 5..30 {
+                blank.set(x, y, true);
+            }
+        }
+        let mut changed_any = false;
+        for s in 0..8 {
+            let mut b = blank.clone();
+            fill_straights(&mut b, &mut seed::stream(s, "test"));
+            for ((x, y), &after) in b.iter() {
+                let (x, y) = (x as i64, y as i64);
+                let before = *blank.get(x, y).unwrap();
+                assert!(!before || after, "seed {s}: floor ({x}, {y}) removed");
+                changed_any |= after && !before;
+            }
+            // Each redrawn cell touched floor when it was drawn: the floor stays in one piece.
+            let floor = b.values().iter().filter(|&&v| v).count();
+            let mut seen = Grid::new(SIZE, SIZE, false);
+            let mut stack = vec![(5i64, 10i64)];
+            seen.set(5, 10, true);
+            let mut reached = 1;
+            while let Some((x, y)) = stack.pop() {
+                for (dx, dy) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if b.get(nx, ny) == Some(&true) && seen.get(nx, ny) == Some(&false) {
+                        seen.set(nx, ny, true);
+                        reached += 1;
+                        stack.push((nx, ny));
+                    }
+                }
+            }
+            assert_eq!(reached, floor, "seed {s}: the floor fell apart");
+        }
+        assert!(changed_any, "no edge was roughened in 8 seeds");
+    }
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use levelplan::recipes::diablo::{Stage, catacombs, cathedral, caves, hell};
 use levelplan::tiles::Tile;
 use levelplan::tiles::regions::fully_connected;
+use levelplan::tiles::variants::Substitution;
 use proptest::prelude::*;
 
 proptest! {
@@ -17,6 +18,16 @@ proptest! {
         // The area threshold holds: at least that many cells of the blank were carved.
         let carved = stage.blank.values().iter().filter(|&&b| b).count();
         prop_assert!(carved >= cathedral::area_threshold(level));
+        // 5 to 9 lamps, each with open floor all round it.
+        let tiles = &stage.tiles.tiles;
+        let lamps: Vec<(usize, usize)> = tiles.iter().filter(|(_, t)| **t == Tile::Lamp).map(|(p, _)| p).collect();
+        prop_assert!((5..=9).contains(&lamps.len()), "{} lamps", lamps.len());
+        for &(x, y) in &lamps {
+            for (dx, dy) in [(-1i64, -1i64), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+                let n = *tiles.get(x as i64 + dx, y as i64 + dy).unwrap();
+                prop_assert!(n.walkable(), "lamp ({}, {}) beside {:?}", x, y, n);
+            }
+        }
         // Same seed, same level.
         prop_assert_eq!(cathedral::generate(level, seed).unwrap(), stage);
     }
@@ -33,7 +44,44 @@ fn check_stage(stage: &Stage) -> Result<(), TestCaseError> {
     let reach = stage.tiles.flood_fill(ux as i64, uy as i64, Tile::walkable);
     prop_assert_eq!(reach.get(dx as i64, dy as i64), Some(&true));
     prop_assert!(stage.solve().is_ok());
+    // The edge fixes leave no plain wall: each is vertical, horizontal or a corner.
+    prop_assert!(
+        !tiles.values().contains(&Tile::Wall),
+        "a plain wall is left"
+    );
+    // Variants only on tiles the stage's substitution lists, and never on rock.
+    let sub = Substitution::builtin(stage_name(stage.level)).unwrap();
+    let listed: Vec<(Tile, u8)> = sub
+        .passes
+        .iter()
+        .flat_map(|p| p.variants.iter().map(move |&(t, n)| (t, p.first + n)))
+        .collect();
+    let mut varied = 0;
+    for ((x, y), &t) in tiles.iter() {
+        let v = stage.tiles.variant(x as i64, y as i64);
+        if v > 0 {
+            varied += 1;
+            prop_assert!(
+                listed.iter().any(|&(lt, most)| lt == t && v <= most),
+                "{:?} at ({}, {}) has variant {}",
+                t,
+                x,
+                y,
+                v
+            );
+        }
+    }
+    prop_assert!(varied > 0, "no tile varied");
     Ok(())
+}
+
+fn stage_name(level: u32) -> &'static str {
+    match level {
+        1..=4 => "cathedral",
+        5..=8 => "catacombs",
+        9..=12 => "caves",
+        _ => "hell",
+    }
 }
 
 proptest! {
@@ -97,6 +145,20 @@ proptest! {
         check_stage(&stage)?;
         let void = stage.tiles.tiles.values().iter().filter(|&&t| t == Tile::Solid).count();
         prop_assert!(void <= catacombs::MAX_VOID, "{} void tiles", void);
+        // The Catacombs' spread rule: no tile shows the same variant as a like tile within 2.
+        for ((x, y), &t) in stage.tiles.tiles.iter() {
+            let v = stage.tiles.variant(x as i64, y as i64);
+            if v == 0 {
+                continue;
+            }
+            for ny in y as i64 - 2..=y as i64 + 2 {
+                for nx in x as i64 - 2..=x as i64 + 2 {
+                    if (nx, ny) != (x as i64, y as i64) && stage.tiles.tiles.get(nx, ny) == Some(&t) {
+                        prop_assert!(stage.tiles.variant(nx, ny) != v, "({}, {}) and ({}, {}) both {:?} variant {}", x, y, nx, ny, t, v);
+                    }
+                }
+            }
+        }
         // Every door stands between two open tiles, across a wall.
         let tiles = &stage.tiles.tiles;
         for ((x, y), &t) in tiles.iter() {

@@ -5,8 +5,10 @@ use std::collections::BTreeSet;
 use levelplan::recipes::isaac::{IsaacParams, generate};
 use levelplan::recipes::regions_to_graph;
 use levelplan::tiles::convert::{MarchingTable, PatternRule, PatternTable, TableError};
+use levelplan::tiles::fix::FixRules;
 use levelplan::tiles::miniset::{Miniset, MinisetError};
 use levelplan::tiles::regions::{contacts, find_regions, fully_connected};
+use levelplan::tiles::variants::{Substitution, SubstitutionPass};
 use levelplan::tiles::{Grid, Tile};
 use proptest::prelude::*;
 
@@ -316,4 +318,122 @@ fn an_open_hall_gets_themed_rooms() {
         },
     );
     assert!(rooms.len() >= 2, "{rooms:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Substitution picks pictures, never tiles: the grid is untouched, variants land only on
+    /// listed tiles within their count, protected tiles stay plain, and the spread rule holds.
+    #[test]
+    fn substitution_varies_only_listed_unprotected_tiles_and_keeps_its_spread(
+        grid in tile_grid_strategy(),
+        protect in prop::collection::vec(any::<bool>(), 256),
+        seed in any::<u64>(),
+        spread in 0usize..3,
+    ) {
+        let sub = Substitution {
+            passes: vec![
+                SubstitutionPass { chance: 0.7, variants: vec![(Tile::Floor, 3), (Tile::Wall, 1)], spread, first: 0 },
+                SubstitutionPass { chance: 0.2, variants: vec![(Tile::Door, 2)], spread: 0, first: 4 },
+            ],
+        };
+        let mut protected = Grid::new(grid.width(), grid.height(), false);
+        for ((x, y), _) in grid.iter() {
+            protected.set(x as i64, y as i64, protect[(y * 16 + x) % 256]);
+        }
+        let mut variants = Grid::new(grid.width(), grid.height(), 0u8);
+        let before = grid.clone();
+        sub.apply(&grid, &mut variants, &protected, &mut levelplan::seed::stream(seed, "t"));
+        prop_assert_eq!(&grid, &before);
+        for ((x, y), &v) in variants.iter() {
+            let t = *grid.get(x as i64, y as i64).unwrap();
+            if v == 0 {
+                continue;
+            }
+            prop_assert!(!protected.get(x as i64, y as i64).unwrap(), "protected ({}, {}) varied", x, y);
+            let ok = match t {
+                Tile::Floor => (1..=3).contains(&v),
+                Tile::Wall => v == 1,
+                Tile::Door => (5..=6).contains(&v),
+                _ => false,
+            };
+            prop_assert!(ok, "{:?} got variant {}", t, v);
+            if spread > 0 && t == Tile::Floor {
+                let s = spread as i64;
+                for ny in y as i64 - s..=y as i64 + s {
+                    for nx in x as i64 - s..=x as i64 + s {
+                        if (nx, ny) != (x as i64, y as i64) && grid.get(nx, ny) == Some(&t) {
+                            prop_assert!(variants.get(nx, ny) != Some(&v));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The built-in edge fixes leave no plain wall, change nothing but plain walls, and keep
+    /// every wall a wall.
+    #[test]
+    fn edge_fixes_classify_every_plain_wall(grid in tile_grid_strategy()) {
+        let mut fixed = grid.clone();
+        let rules = FixRules::builtin("edges").unwrap();
+        let changed = rules.apply(&mut fixed, &Grid::new(grid.width(), grid.height(), false));
+        prop_assert_eq!(changed, grid.values().iter().filter(|&&t| t == Tile::Wall).count());
+        for ((x, y), &t) in grid.iter() {
+            let after = *fixed.get(x as i64, y as i64).unwrap();
+            if t == Tile::Wall {
+                prop_assert!(after.is_wall() && after != Tile::Wall);
+                // Open floor above or below: a horizontal wall.
+                let open = |dx: i64, dy: i64| grid.get(x as i64 + dx, y as i64 + dy).is_some_and(|n| n.walkable());
+                if open(0, -1) || open(0, 1) {
+                    prop_assert_eq!(after, Tile::WallHorizontal);
+                } else if open(-1, 0) || open(1, 0) {
+                    prop_assert_eq!(after, Tile::WallVertical);
+                }
+            } else {
+                prop_assert_eq!(after, t);
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_substitutions_and_fixes_are_named() {
+    let err = Substitution::table_from_ron(
+        r#"{ "s": (passes: [(chance: 1.5, variants: [(Floor, 2)])]) }"#,
+        "subs.ron",
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("subs.ron: rule #0: substitution \"s\": chance 1.5"),
+        "{err}"
+    );
+    let err = Substitution::table_from_ron(
+        r#"{ "s": (passes: [(chance: 0.5, variants: [(Floor, 0)])]) }"#,
+        "subs.ron",
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Floor has 0 variants; give 1 to 15"),
+        "{err}"
+    );
+    let err = FixRules::table_from_ron(
+        r#"{ "f": (rules: [(tile: Wall, side: Up, becomes: WallHorizontal)]) }"#,
+        "fixes.ron",
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("fixes.ron: rule #0: fix list \"f\": a rule with a side needs"),
+        "{err}"
+    );
+    let err = FixRules::table_from_ron(
+        r#"{ "f": (rules: [(tile: Wall, becomes: Wal)]) }"#,
+        "fixes.ron",
+    )
+    .unwrap_err();
+    assert!(err.to_string().starts_with("fixes.ron:1:"), "{err}");
 }

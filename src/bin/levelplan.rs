@@ -563,7 +563,7 @@ fn diablo_stage(
     );
     print!("{}", stage.tiles.to_ascii());
     println!(
-        "< stairs up, > stairs down, D door, A arch, f fence, o pillar, ~ lava, = bridge; walls | - + * #"
+        "< stairs up, > stairs down, D door, A arch, f fence, o pillar, i lamp, ~ lava, = bridge; walls | - + * #"
     );
     let walkthrough = stage
         .solve()

@@ -17,7 +17,8 @@ pub struct Label {
 
 /// Draws a tile map as SVG, `scale` pixels per tile. Floor and corridor tiles are filled with
 /// `fill(region)` (a CSS colour; regions without one are light grey), walls dark, doors
-/// orange, secret doors purple, lava red, stairs blue, rock left out; labels are drawn on top.
+/// orange, secret doors purple, lava red, stairs blue, lamps yellow, rock left out; tiles with a
+/// variant get a faint light or dark veil; labels are drawn on top.
 ///
 /// Runs of equal tiles in a row are merged into one rectangle, so the picture stays small.
 ///
@@ -72,6 +73,7 @@ pub fn tilemap_to_svg(
             Tile::Bridge => "#8b5a2b",
             Tile::StairsUp => "#4aa3df",
             Tile::StairsDown => "#2c6e9b",
+            Tile::Lamp => "#f4cf4a",
             _ => "#d9d9d9",
         };
         Some(fixed.to_string())
@@ -102,6 +104,20 @@ pub fn tilemap_to_svg(
             }
             x = end;
         }
+    }
+    // Variants: a light or dark veil over the plain colour, one tile at a time.
+    for ((x, y), &v) in map.variants.iter() {
+        if v == 0 || map.tiles.get(x as i64, y as i64) == Some(&Tile::Solid) {
+            continue;
+        }
+        let veil = if v % 2 == 1 { "#ffffff" } else { "#000000" };
+        let opacity = 0.05 * f64::from((v - 1) % 3 + 1);
+        let _ = writeln!(
+            out,
+            "<rect x=\"{}\" y=\"{}\" width=\"{s}\" height=\"{s}\" fill=\"{veil}\" fill-opacity=\"{opacity:.2}\"/>",
+            x as f64 * s,
+            y as f64 * s,
+        );
     }
     for l in labels {
         let text = escape(&l.text);

@@ -7,9 +7,11 @@
 //! plain numbers, which recipes map to rooms.
 
 pub mod convert;
+pub mod fix;
 pub mod miniset;
 pub mod regions;
 pub mod themes;
+pub mod variants;
 
 use std::collections::VecDeque;
 
@@ -30,6 +32,17 @@ impl<T: Clone> Grid<T> {
             width,
             height,
             cells: vec![fill; width * height],
+        }
+    }
+}
+
+impl<T> Default for Grid<T> {
+    /// An empty grid (0 x 0).
+    fn default() -> Grid<T> {
+        Grid {
+            width: 0,
+            height: 0,
+            cells: Vec::new(),
         }
     }
 }
@@ -118,11 +131,13 @@ pub enum Tile {
     StairsDown,
     /// A window: blocks walking, not sight.
     Window,
+    /// A lamp standing on the floor: blocks walking, lights the room.
+    Lamp,
 }
 
 impl Tile {
     /// Every tile kind, in the order of their numbers in exports (Tiled gids are this plus 1).
-    pub const ALL: [Tile; 19] = [
+    pub const ALL: [Tile; 20] = [
         Tile::Solid,
         Tile::Floor,
         Tile::Wall,
@@ -142,6 +157,7 @@ impl Tile {
         Tile::StairsUp,
         Tile::StairsDown,
         Tile::Window,
+        Tile::Lamp,
     ];
 
     /// Whether the player can stand on it.
@@ -193,6 +209,7 @@ impl Tile {
             Tile::StairsUp => '<',
             Tile::StairsDown => '>',
             Tile::Window => 'w',
+            Tile::Lamp => 'i',
         }
     }
 
@@ -214,6 +231,10 @@ pub struct TileMap {
     pub tiles: Grid<Tile>,
     /// The region of each tile (`None` for rock and shared walls).
     pub regions: Grid<Option<u32>>,
+    /// Which picture of its tile each tile shows (0: the plain one; see
+    /// [`variants`](crate::tiles::variants)). Empty in maps nothing varied.
+    #[serde(default)]
+    pub variants: Grid<u8>,
 }
 
 impl TileMap {
@@ -222,7 +243,13 @@ impl TileMap {
         TileMap {
             tiles: Grid::new(width, height, Tile::Solid),
             regions: Grid::new(width, height, None),
+            variants: Grid::default(),
         }
+    }
+
+    /// The variant of the tile at `(x, y)`: 0 (plain) outside the map or where none was set.
+    pub fn variant(&self, x: i64, y: i64) -> u8 {
+        self.variants.get(x, y).copied().unwrap_or(0)
     }
 
     /// Sets a tile and its region.

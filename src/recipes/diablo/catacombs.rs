@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::{Stage, StageError, finish_stage, place_stairs};
+use super::{Stage, StageError, finish_stage, place_stairs, polish};
 use crate::seed;
 use crate::tiles::Grid;
 use crate::tiles::convert::PatternTable;
@@ -132,7 +132,10 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
         place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         match place_stairs(&mut tiles, &mut protected, &mut rng) {
             Ok((up, down)) => {
-                return Ok(finish_stage(level, seed, blank, tiles, up, down, attempt));
+                let variants = polish(&mut tiles, &protected, &mut rng, "catacombs");
+                return Ok(finish_stage(
+                    level, seed, blank, tiles, variants, up, down, attempt,
+                ));
             }
             Err(r) => reason = r,
         }

@@ -12,12 +12,14 @@
 //!    arch; a quarter of them fences), so every part stays reachable.
 //! 6. Stairs up and down as mini-sets on open floor; if either finds no place, or the level
 //!    is not in one piece (the lockout check), start over.
+//! 7. 5 to 9 lamps (`fixtures/tiles/minisets.ron`), each in the middle of a 3 x 3 of open floor
+//!    so it never blocks a way; edge fixes and tile variants (1 in 4 walls, floors re-rolled).
 
 use rand::Rng;
 
 use super::{
     Dividers, Rect, Stage, StageError, add_walls, bud, close_edges, fill, finish_stage,
-    place_stairs,
+    place_stairs, polish,
 };
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
@@ -101,7 +103,26 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
         // Step 6: stairs, and the lockout check.
         match place_stairs(&mut tiles, &mut protected, &mut rng) {
             Ok((up, down)) => {
-                return Ok(finish_stage(level, seed, blank, tiles, up, down, attempt));
+                // Step 7: 5 to 9 lamps on open floor, then the fixes and variants.
+                // Chambers were kept free of dividing walls; lamps may stand in them.
+                for &(x, y, w, h) in &chambers {
+                    for py in y..y + h {
+                        for px in x..x + w {
+                            if tiles.get(px, py) == Some(&Tile::Floor) {
+                                protected.set(px, py, false);
+                            }
+                        }
+                    }
+                }
+                let lamps = 5 + seed::below(&mut rng, 5) as usize;
+                let lamp = super::miniset("lamp");
+                for _ in 0..lamps {
+                    lamp.place_once(&mut tiles, &mut protected, &mut rng, SIZE * SIZE);
+                }
+                let variants = polish(&mut tiles, &protected, &mut rng, "cathedral");
+                return Ok(finish_stage(
+                    level, seed, blank, tiles, variants, up, down, attempt,
+                ));
             }
             Err(r) => reason = r,
         }

@@ -16,7 +16,9 @@
 
 use rand::Rng;
 
-use super::{Dividers, Stage, StageError, add_walls, close_edges, finish_stage, place_stairs};
+use super::{
+    Dividers, Stage, StageError, add_walls, close_edges, finish_stage, place_stairs, polish,
+};
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
 use crate::tiles::regions::{find_regions, fully_connected};
@@ -90,7 +92,8 @@ pub fn generate(level: u32, seed: u64) -> Result<(Stage, Vec<River>), StageError
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Caves);
         match place_stairs(&mut tiles, &mut protected, &mut rng) {
             Ok((up, down)) => {
-                let stage = finish_stage(level, seed, blank, tiles, up, down, attempt);
+                let variants = polish(&mut tiles, &protected, &mut rng, "caves");
+                let stage = finish_stage(level, seed, blank, tiles, variants, up, down, attempt);
                 return Ok((stage, rivers));
             }
             Err(r) => reason = r,

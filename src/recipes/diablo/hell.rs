@@ -14,7 +14,7 @@ use rand::Rng;
 
 use super::{
     Dividers, Rect, Stage, StageError, add_walls, bud, close_edges, fill, finish_stage,
-    place_stairs,
+    place_stairs, polish,
 };
 use crate::seed;
 use crate::tiles::Grid;
@@ -73,7 +73,10 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
         }
         match place_stairs(&mut tiles, &mut protected, &mut rng) {
             Ok((up, down)) => {
-                return Ok(finish_stage(level, seed, blank, tiles, up, down, attempt));
+                let variants = polish(&mut tiles, &protected, &mut rng, "hell");
+                return Ok(finish_stage(
+                    level, seed, blank, tiles, variants, up, down, attempt,
+                ));
             }
             Err(r) => reason = r,
         }

@@ -10,13 +10,18 @@ pub mod cathedral;
 pub mod caves;
 pub mod hell;
 
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::seed;
 use crate::tiles::Grid;
+use crate::tiles::fix::FixRules;
 use crate::tiles::miniset::{Miniset, MinisetSpec};
 use crate::tiles::regions::fully_connected;
+use crate::tiles::variants::Substitution;
 
 /// Why a stage could not make a level.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,12 +82,59 @@ pub(crate) fn room_tile(t: Tile) -> bool {
     t.walkable() && !matches!(t, Tile::Door | Tile::SecretDoor | Tile::Arch)
 }
 
+/// The last passes of every stage: the edge fixes (plain walls into vertical, horizontal and
+/// corner walls, `fixtures/tiles/fixes.ron`; they only pick how a wall looks, so they reach
+/// protected walls too), then the stage's tile substitution (`fixtures/tiles/variants.ron`,
+/// protected tiles left plain). Returns the variants.
+pub(crate) fn polish<R: Rng + ?Sized>(
+    tiles: &mut Grid<Tile>,
+    protected: &Grid<bool>,
+    rng: &mut R,
+    stage: &str,
+) -> Grid<u8> {
+    static EDGES: OnceLock<FixRules> = OnceLock::new();
+    static SUBSTITUTIONS: OnceLock<BTreeMap<String, Substitution>> = OnceLock::new();
+    EDGES
+        .get_or_init(|| FixRules::builtin("edges").expect("the built-in fixes have `edges`"))
+        .apply(tiles, &Grid::new(tiles.width(), tiles.height(), false));
+    let mut variants = Grid::new(tiles.width(), tiles.height(), 0);
+    let table = SUBSTITUTIONS.get_or_init(|| {
+        Substitution::table_from_ron(
+            include_str!("../../../fixtures/tiles/variants.ron"),
+            "variants.ron",
+        )
+        .expect("the built-in table is valid")
+    });
+    if let Some(sub) = table.get(stage) {
+        sub.apply(tiles, &mut variants, protected, rng);
+    }
+    variants
+}
+
+/// A built-in mini-set of `fixtures/tiles/minisets.ron`, by name.
+pub(crate) fn miniset(name: &str) -> Miniset {
+    static SETS: OnceLock<Vec<Miniset>> = OnceLock::new();
+    SETS.get_or_init(|| {
+        Miniset::list_from_ron(
+            include_str!("../../../fixtures/tiles/minisets.ron"),
+            "minisets.ron",
+        )
+        .expect("the built-in mini-sets are valid")
+    })
+    .iter()
+    .find(|m| m.name == name)
+    .cloned()
+    .expect("a built-in mini-set")
+}
+
 /// Regions, their graph, and the tile map with regions set; kinds from the stairs.
+#[allow(clippy::too_many_arguments)]
 fn finish_stage(
     level: u32,
     seed: u64,
     blank: Grid<bool>,
     tiles: Grid<Tile>,
+    variants: Grid<u8>,
     stairs_up: (usize, usize),
     stairs_down: (usize, usize),
     attempts: u32,
@@ -95,6 +147,7 @@ fn finish_stage(
         let region = *regions.labels.get(x as i64, y as i64).expect("inside");
         map.put(x as i64, y as i64, t, region);
     }
+    map.variants = variants;
     let room_at = |(x, y): TilePos| {
         RoomId(
             regions

@@ -232,7 +232,7 @@ pub struct TileMap {
     /// The region of each tile (`None` for rock and shared walls).
     pub regions: Grid<Option<u32>>,
     /// Which picture of its tile each tile shows (0: the plain one; see
-    /// [`variants`](crate::tiles::variants)). Empty in maps nothing varied.
+    /// [`variants`]). Empty in maps nothing varied.
     #[serde(default)]
     pub variants: Grid<u8>,
 }

@@ -144,7 +144,10 @@ impl LinkSpec {
 /// When to stop retrying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RetryPolicy {
-    /// A number of attempts, each from a seed derived from the last (deterministic).
+    /// A number of attempts (deterministic). An attempt that runs out of steps hands the next
+    /// one the rooms it placed well before where it got stuck; the next starts over from
+    /// there, cutting back twice as far each time it gets no deeper, and from scratch once the
+    /// cut reaches the first room.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed).
@@ -154,7 +157,7 @@ pub enum RetryPolicy {
 /// Search budgets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
-    /// Whole-layout retries.
+    /// Retries (see [`RetryPolicy::Attempts`] for how an attempt starts).
     pub retry: RetryPolicy,
     /// Candidate positions tried per attempt, per room.
     pub steps_per_room: u32,

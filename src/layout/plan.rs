@@ -128,6 +128,8 @@ pub struct Planner {
     /// The step that places each room (corridor rooms: the step of their second room).
     step_of: Vec<usize>,
     composite_of: Vec<String>,
+    /// The longest side of any shape: how far a placement can reach to block a neighbour.
+    span: i32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -149,11 +151,20 @@ struct Frame {
     conflict: Vec<usize>,
 }
 
+/// A search to take up again: its frames and state, and the step to start over from.
+struct Resume {
+    frames: Vec<Frame>,
+    state: State,
+    cut: usize,
+}
+
 /// The search state of one attempt.
 pub(crate) struct State {
     pub(crate) placed: Vec<Option<(u32, Point)>>,
     pub(crate) index: RTree<Entry>,
     pub(crate) corridors: Vec<Corridor>,
+    /// Per link: a free position last found for its unplaced room (a hint, checked on use).
+    pub(crate) witness: Vec<Option<(u32, Point)>>,
 }
 
 impl Planner {
@@ -309,13 +320,20 @@ impl Planner {
             steps: Vec::new(),
             step_of: Vec::new(),
             composite_of: vec![String::new(); n],
+            span: 0,
         };
+        planner.span = planner
+            .set
+            .shapes
+            .iter()
+            .map(|s| s.mask.width.max(s.mask.height))
+            .max()
+            .unwrap_or(0);
         planner.order()?;
         Ok(planner)
     }
 
-    /// The problem this planner was made from.
-    /// The problem this planner was made from.
+    /// The room order, one step per line (for diagnosing hard problems).
     #[doc(hidden)]
     pub fn debug_order(&self) -> String {
         self.steps
@@ -411,8 +429,52 @@ impl Planner {
         out
     }
 
-    /// Orders the rooms: loops first, each grown from both ends; then trees, breadth first.
+    /// Orders the rooms: loops first, then trees, breadth first. The first loop is the
+    /// shortest; after it, ears (runs of unplaced rooms between two placed ones), the lightest
+    /// first: a room's weight is 1 plus what hangs off it (rooms that reach the first room only
+    /// through it), so runs carrying big subtrees come last and go round the outside instead
+    /// of being shut inside a loop. Each ear grows from both ends.
     fn order(&mut self) -> Result<(), LayoutError> {
+        // How many unplaced rooms reach the placed part only through one unplaced room of
+        // `cycle` (they hang off that room; parts joined to two of them are later ears).
+        fn hanging(vadj: &[Vec<(usize, Edge)>], done: &[bool], cycle: &[usize]) -> usize {
+            let n = vadj.len();
+            let mut mark = vec![0u8; n]; // 1: on the run, 2: seen
+            for &r in cycle {
+                if !done[r] {
+                    mark[r] = 1;
+                }
+            }
+            let mut total = 0;
+            for &r in cycle {
+                if done[r] {
+                    continue;
+                }
+                for &(start, _) in &vadj[r] {
+                    if done[start] || mark[start] != 0 {
+                        continue;
+                    }
+                    mark[start] = 2;
+                    let mut stack = vec![start];
+                    let (mut size, mut free) = (0, false);
+                    while let Some(x) = stack.pop() {
+                        size += 1;
+                        for &(y, _) in &vadj[x] {
+                            if done[y] || (mark[y] == 1 && y != r) {
+                                free = true;
+                            } else if mark[y] == 0 {
+                                mark[y] = 2;
+                                stack.push(y);
+                            }
+                        }
+                    }
+                    if !free {
+                        total += size;
+                    }
+                }
+            }
+            total
+        }
         let n = self.problem.rooms.len();
         let vadj = self.virtual_adjacency();
         let real: Vec<usize> = (0..n).filter(|&r| self.via[r].is_none()).collect();
@@ -477,17 +539,55 @@ impl Planner {
                 order.push(r);
             }
         };
+        // Once the first loop is placed: what hangs off each room (rooms that reach the first
+        // room only through it), and the cost of taking a room into an ear.
+        let mut cost: Vec<u64> = Vec::new();
         loop {
-            // The cycle with the fewest unplaced rooms among those touching the placed part.
+            if !order.is_empty() {
+                if cost.is_empty() {
+                    cost = hanging_weights(&vadj, order[0])
+                        .into_iter()
+                        .map(|h| 1 + h as u64)
+                        .collect();
+                }
+                // The lightest ear: a run of unplaced rooms between two placed ones. Runs that
+                // much hangs off go last, so they end up outside what is placed, not shut in.
+                if let Some((a, ear, b)) = lightest_ear(&vadj, &done, &cost) {
+                    let label = format!(
+                        " in the loop of {}",
+                        std::iter::once(a)
+                            .chain(ear.iter().copied())
+                            .chain([b])
+                            .map(|r| format!("`{}`", name(r)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    for &r in &ear {
+                        if self.composite_of[r].is_empty() {
+                            self.composite_of[r] = label.clone();
+                        }
+                    }
+                    for r in self.ear_order(&vadj, a, &ear, b) {
+                        push(r, &mut order, &mut done);
+                    }
+                    continue;
+                }
+            }
+            // Among the cycles touching the placed part, the one with the least hanging off
+            // its unplaced rooms, then the fewest unplaced rooms. A run of rooms placed early
+            // may end up enclosed by later ones; what hangs off it (rooms that reach the rest
+            // only through it) would be shut in with it, so heavy runs go last, outside.
             let pick = (0..cycles.len())
                 .filter(|&i| !used[i])
                 .filter(|&i| order.is_empty() || cycles[i].iter().any(|&r| done[r]))
                 .min_by_key(|&i| {
-                    (
-                        cycles[i].iter().filter(|&&r| !done[r]).count(),
-                        cycles[i].len(),
-                        i,
-                    )
+                    let unplaced = cycles[i].iter().filter(|&&r| !done[r]).count();
+                    let hang = if order.is_empty() {
+                        0
+                    } else {
+                        hanging(&vadj, &done, &cycles[i])
+                    };
+                    (hang, unplaced, cycles[i].len(), i)
                 });
             let Some(ci) = pick else {
                 // No loop touches what is placed: walk to the nearest one that is left.
@@ -861,6 +961,8 @@ impl Planner {
         let mut reasons: Vec<u8> = vec![0; n];
         let start = std::time::Instant::now();
         let mut attempt = 0u32;
+        let mut carry: Option<Box<Resume>> = None;
+        let (mut best_depth, mut back) = (0usize, 2usize);
         loop {
             let more = match self.problem.budget.retry {
                 RetryPolicy::Attempts(k) => attempt < k.max(1),
@@ -872,8 +974,27 @@ impl Planner {
                 break;
             }
             attempt += 1;
-            if let Some(state) = self.attempt(&mut rng, &mut failures, &mut reasons) {
-                return Ok(self.finish(seed, attempt, state));
+            match self.attempt(&mut rng, &mut failures, &mut reasons, carry.take()) {
+                Ok(state) => return Ok(self.finish(seed, attempt, state)),
+                // Out of steps: the next attempt keeps the rooms placed well before the
+                // deepest point this one reached, and cuts back further each time it gets no
+                // deeper; from scratch once the cut reaches the first room.
+                Err(Some(mut resume)) => {
+                    let deepest = resume.cut;
+                    if deepest > best_depth {
+                        (best_depth, back) = (deepest, 2);
+                    } else {
+                        back *= 2;
+                    }
+                    let cut = deepest.saturating_sub(back).min(resume.frames.len() - 1);
+                    if cut > 0 {
+                        resume.cut = cut;
+                        carry = Some(resume);
+                    } else {
+                        (best_depth, back) = (0, 2);
+                    }
+                }
+                Err(None) => (best_depth, back) = (0, 2),
             }
         }
         let worst = (0..n).max_by_key(|&r| (failures[r], n - r)).unwrap_or(0);
@@ -934,18 +1055,43 @@ impl Planner {
         rng: &mut R,
         failures: &mut [u32],
         reasons: &mut [u8],
-    ) -> Option<State> {
+        resume: Option<Box<Resume>>,
+    ) -> Result<State, Option<Box<Resume>>> {
         let n = self.steps.len();
-        let mut st = State {
-            placed: vec![None; self.problem.rooms.len()],
-            index: RTree::new(),
-            corridors: Vec::new(),
-        };
         let budget = self.problem.budget;
-        let mut steps_left = u64::from(budget.steps_per_room) * n as u64;
-        let mut frames: Vec<Frame> = Vec::with_capacity(n);
-        frames.push(self.frame(rng, &st, 0, 0));
+        let (mut frames, mut st, from) = match resume.map(|r| *r) {
+            Some(Resume {
+                mut frames,
+                mut state,
+                cut,
+            }) => {
+                // Undo everything from step `cut` on; that step starts over with fresh
+                // candidates.
+                while frames.len() > cut {
+                    let k = frames.len() - 1;
+                    let f = frames.pop().expect("len checked");
+                    self.unplace(&mut state, self.steps[k].room, f.corridors, &f.extra);
+                }
+                let corridors = state.corridors.len();
+                frames.push(self.frame(rng, &state, cut, corridors));
+                (frames, state, cut)
+            }
+            None => {
+                let st = State {
+                    placed: vec![None; self.problem.rooms.len()],
+                    index: RTree::new(),
+                    corridors: Vec::new(),
+                    witness: vec![None; self.problem.links.len()],
+                };
+                let mut frames: Vec<Frame> = Vec::with_capacity(n);
+                frames.push(self.frame(rng, &st, 0, 0));
+                (frames, st, 0)
+            }
+        };
+        let mut steps_left = u64::from(budget.steps_per_room) * (n - from) as u64;
+        let mut deepest = frames.len();
         loop {
+            deepest = deepest.max(frames.len());
             let i = frames.len() - 1;
             let room = self.steps[i].room;
             let mut placed = false;
@@ -963,7 +1109,11 @@ impl Planner {
                     }
                     if steps_left == 0 {
                         failures[room] += 1;
-                        return None;
+                        return Err(Some(Box::new(Resume {
+                            frames,
+                            state: st,
+                            cut: deepest - 1,
+                        })));
                     }
                     steps_left -= 1;
                     let c = f.cands[f.next];
@@ -990,7 +1140,7 @@ impl Planner {
             }
             if placed {
                 if i + 1 == n {
-                    return Some(st);
+                    return Ok(st);
                 }
                 let before = st.corridors.len();
                 let frame = self.frame(rng, &st, i + 1, before);
@@ -1000,7 +1150,7 @@ impl Planner {
             failures[room] += 1;
             let dead = frames.pop().expect("a frame is open");
             if i == 0 {
-                return None;
+                return Err(None);
             }
             // Jump back to the latest step in the conflict set.
             let target = dead.conflict.iter().copied().max().unwrap_or(i - 1);
@@ -1180,7 +1330,104 @@ impl Planner {
                 }
             }
         }
+        // Forward check: no placed room near what was just placed may be left without a free
+        // spot for a neighbour it must still touch.
+        if let Some(q) = self.shut_in(st, room, keep) {
+            self.unplace(st, room, keep, &extra);
+            return Err((1, Some(q)));
+        }
         Ok(extra)
+    }
+
+    /// A placed room near `room` (or `room` itself, or near a corridor routed since `keep`)
+    /// that has an unplaced neighbour it must touch and no free position left for it.
+    fn shut_in(&self, st: &mut State, room: usize, keep: usize) -> Option<usize> {
+        let nrooms = st.placed.len() as u32;
+        let (s, p) = st.placed[room]?;
+        let mut areas = vec![self.rect_of(s, p)];
+        areas.extend(st.corridors[keep..].iter().map(|c| c.rect));
+        let m = self.span;
+        let mut near: Vec<usize> = vec![room];
+        for r in areas {
+            let env = AABB::from_corners(
+                [r.min.x - m, r.min.y - m],
+                [r.max.x - 1 + m, r.max.y - 1 + m],
+            );
+            near.extend(
+                st.index
+                    .locate_in_envelope_intersecting(env)
+                    .filter(|e| e.data < nrooms)
+                    .map(|e| e.data as usize),
+            );
+        }
+        near.sort_unstable();
+        near.dedup();
+        near.into_iter().find(|&q| !self.room_to_spare(st, q))
+    }
+
+    /// Whether every unplaced neighbour that must touch placed room `q` still has a free
+    /// position beside it; the last free position found for each link is tried first.
+    fn room_to_spare(&self, st: &mut State, q: usize) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
+        for &(u, l) in &self.adj[q] {
+            let link = self.problem.links[l];
+            if st.placed[u].is_some() || self.via[u].is_some() || link.realise != Realise::Contact {
+                continue;
+            }
+            if let Some((us, at)) = st.witness[l]
+                && self.room_shapes[u].iter().any(|&(s, _)| s == us)
+                && self
+                    .set
+                    .spaces
+                    .get(qs, us, 0, link.from == q)
+                    .is_some_and(|sp| sp.offsets.binary_search(&(at - qp)).is_ok())
+                && self.collides(st, u, us, at).is_none()
+            {
+                continue;
+            }
+            // What lies around `q`, gathered once: rooms and corridor cells.
+            let qr = self.rect_of(qs, qp);
+            let m = self.span;
+            let env = AABB::from_corners(
+                [qr.min.x - m, qr.min.y - m],
+                [qr.max.x - 1 + m, qr.max.y - 1 + m],
+            );
+            let nrooms = st.placed.len() as u32;
+            let mut rooms: Vec<(u32, Point)> = Vec::new();
+            let mut cells: Vec<Point> = Vec::new();
+            for e in st.index.locate_in_envelope_intersecting(env) {
+                if e.data < nrooms {
+                    if let Some(p) = st.placed[e.data as usize] {
+                        rooms.push(p);
+                    }
+                } else {
+                    cells.extend(&st.corridors[(e.data - nrooms) as usize].occupied);
+                }
+            }
+            let found = self.room_shapes[u].iter().find_map(|&(us, _)| {
+                let sp = self.set.spaces.get(qs, us, 0, link.from == q)?;
+                let shape = &self.set.shapes[us as usize];
+                sp.offsets
+                    .iter()
+                    .find(|&&o| {
+                        let at = qp + o;
+                        !rooms
+                            .iter()
+                            .any(|&(os, op)| overlap(shape, at, &self.set.shapes[os as usize], op))
+                            && !cells
+                                .iter()
+                                .any(|&c| shape.mask.inside(c.x - at.x, c.y - at.y))
+                    })
+                    .map(|&o| (us, qp + o))
+            });
+            match found {
+                Some(w) => st.witness[l] = Some(w),
+                None => return false,
+            }
+        }
+        true
     }
 
     fn unplace(&self, st: &mut State, room: usize, keep_corridors: usize, extra: &[usize]) {
@@ -1697,4 +1944,117 @@ pub(crate) fn outline_gap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u32 {
         }
     }
     best
+}
+
+/// For every room, how many rooms reach `root` only through it (the parts hanging off it, as
+/// the block-cut tree sees them from `root`). Iterative depth-first search with low links.
+fn hanging_weights(vadj: &[Vec<(usize, Edge)>], root: usize) -> Vec<usize> {
+    let n = vadj.len();
+    let mut disc = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut size = vec![1usize; n];
+    let mut hang = vec![0usize; n];
+    let mut time = 0;
+    // (room, parent, next neighbour index)
+    let mut stack: Vec<(usize, usize, usize)> = vec![(root, usize::MAX, 0)];
+    disc[root] = 0;
+    low[root] = 0;
+    while let Some(&mut (u, parent, ref mut next)) = stack.last_mut() {
+        if *next < vadj[u].len() {
+            let v = vadj[u][*next].0;
+            *next += 1;
+            if disc[v] == usize::MAX {
+                time += 1;
+                disc[v] = time;
+                low[v] = time;
+                stack.push((v, u, 0));
+            } else if v != parent {
+                low[u] = low[u].min(disc[v]);
+            }
+            continue;
+        }
+        stack.pop();
+        if parent != usize::MAX {
+            low[parent] = low[parent].min(low[u]);
+            size[parent] += size[u];
+            if low[u] >= disc[parent] {
+                hang[parent] += size[u];
+            }
+        }
+    }
+    hang
+}
+
+/// The cheapest run of unplaced rooms joining two different placed rooms (cost: the sum of
+/// its rooms' costs), as `(start, run, end)`. A Dijkstra search keeping, for every room, the
+/// two cheapest ways in from two different placed rooms; the run passes through the room
+/// where the two add up to the least.
+fn lightest_ear(
+    vadj: &[Vec<(usize, Edge)>],
+    done: &[bool],
+    cost: &[u64],
+) -> Option<(usize, Vec<usize>, usize)> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let n = vadj.len();
+    // Per room, up to two labels: (distance, source, previous (room, label slot)).
+    type Label = (u64, usize, (usize, u8));
+    let mut labels: Vec<[Option<Label>; 2]> = vec![[None, None]; n];
+    // (distance, room, source, previous room, previous label slot)
+    type Queued = Reverse<(u64, usize, usize, usize, u8)>;
+    let mut heap: BinaryHeap<Queued> = BinaryHeap::new();
+    for p in 0..n {
+        if !done[p] {
+            continue;
+        }
+        for &(u, _) in &vadj[p] {
+            if !done[u] {
+                heap.push(Reverse((cost[u], u, p, p, u8::MAX)));
+            }
+        }
+    }
+    while let Some(Reverse((d, u, src, prev, prev_slot))) = heap.pop() {
+        let slot = match labels[u] {
+            [None, _] => 0,
+            [Some((_, s0, _)), None] if s0 != src => 1,
+            _ => continue,
+        };
+        labels[u][slot] = Some((d, src, (prev, prev_slot)));
+        for &(v, _) in &vadj[u] {
+            if !done[v] {
+                heap.push(Reverse((d + cost[v], v, src, u, slot as u8)));
+            }
+        }
+    }
+    let mut best: Option<(u64, usize)> = None;
+    for u in 0..n {
+        if let [Some((d0, _, _)), Some((d1, _, _))] = labels[u] {
+            let total = d0 + d1 - cost[u];
+            if best.is_none_or(|(b, _)| total < b) {
+                best = Some((total, u));
+            }
+        }
+    }
+    let (_, mid) = best?;
+    // Walks a label back to its source: the rooms from `mid` outwards, and the source.
+    let walk = |slot: u8| -> (Vec<usize>, usize) {
+        let mut rooms = Vec::new();
+        let (mut x, mut s) = (mid, slot);
+        loop {
+            let (_, src, (prev, prev_slot)) = labels[x][s as usize].expect("labelled");
+            rooms.push(x);
+            if prev_slot == u8::MAX {
+                return (rooms, src);
+            }
+            (x, s) = (prev, prev_slot);
+        }
+    };
+    let (mut left, a) = walk(0);
+    let (right, b) = walk(1);
+    left.reverse();
+    left.extend(right.into_iter().skip(1));
+    let mut seen = left.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    (seen.len() == left.len() && a != b).then_some((a, left, b))
 }

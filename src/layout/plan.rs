@@ -1365,15 +1365,50 @@ impl Planner {
         near.into_iter().find(|&q| !self.room_to_spare(st, q))
     }
 
-    /// Whether every unplaced neighbour that must touch placed room `q` still has a free
-    /// position beside it; the last free position found for each link is tried first.
+    /// Whether every unplaced neighbour of placed room `q` can still be reached: one that must
+    /// touch it has a free position beside it (the last one found for each link is tried
+    /// first); one a corridor may join has a door with a free cell in front of it.
+    /// Whether placed room `q` has a door link `l` may use with a free cell in front of it.
+    fn free_door(&self, st: &State, q: usize, l: usize) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
+        let shape = &self.set.shapes[qs as usize];
+        let is_from = self.problem.links[l].from == q;
+        shape
+            .doors
+            .iter()
+            .filter(|d| d.kind.allows(is_from))
+            .any(|d| {
+                let c = corridor::outside_cell(d.a + qp, d.b + qp, d.facing);
+                !st.index.locate_all_at_point([c.x, c.y]).any(|e| {
+                    match st.placed.get(e.data as usize).copied().flatten() {
+                        Some((s, p)) => self.set.shapes[s as usize]
+                            .mask
+                            .inside(c.x - p.x, c.y - p.y),
+                        None => st
+                            .corridors
+                            .get(e.data as usize - st.placed.len())
+                            .is_some_and(|cor| cor.occupied.binary_search(&c).is_ok()),
+                    }
+                })
+            })
+    }
+
     fn room_to_spare(&self, st: &mut State, q: usize) -> bool {
         let Some((qs, qp)) = st.placed[q] else {
             return true;
         };
         for &(u, l) in &self.adj[q] {
             let link = self.problem.links[l];
-            if st.placed[u].is_some() || self.via[u].is_some() || link.realise != Realise::Contact {
+            if st.placed[u].is_some() || self.via[u].is_some() {
+                continue;
+            }
+            if link.realise != Realise::Contact {
+                // A corridor needs a door of `q` with a free cell in front of it.
+                if !self.free_door(st, q, l) {
+                    return false;
+                }
                 continue;
             }
             if let Some((us, at)) = st.witness[l]

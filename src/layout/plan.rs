@@ -130,7 +130,13 @@ pub struct Planner {
     composite_of: Vec<String>,
     /// The longest side of any shape: how far a placement can reach to block a neighbour.
     span: i32,
+    /// A big level ([`BIG`] rooms or more): worth the forward check and resumed attempts,
+    /// which cost more than they save on small ones.
+    big: bool,
 }
+
+/// Rooms from which a level counts as big (see `Planner::big`).
+const BIG: usize = 50;
 
 #[derive(Debug, Clone, Copy)]
 struct Cand {
@@ -321,6 +327,7 @@ impl Planner {
             step_of: Vec::new(),
             composite_of: vec![String::new(); n],
             span: 0,
+            big: n >= BIG,
         };
         planner.span = planner
             .set
@@ -987,7 +994,7 @@ impl Planner {
                         back *= 2;
                     }
                     let cut = deepest.saturating_sub(back).min(resume.frames.len() - 1);
-                    if cut > 0 {
+                    if cut > 0 && self.big {
                         resume.cut = cut;
                         carry = Some(resume);
                     } else {
@@ -1332,7 +1339,9 @@ impl Planner {
         }
         // Forward check: no placed room near what was just placed may be left without a free
         // spot for a neighbour it must still touch.
-        if let Some(q) = self.shut_in(st, room, keep) {
+        if self.big
+            && let Some(q) = self.shut_in(st, room, keep)
+        {
             self.unplace(st, room, keep, &extra);
             return Err((1, Some(q)));
         }

@@ -4,7 +4,8 @@
 //! Edgar inputs are prepared once (templates compiled, configuration spaces computed) and then
 //! laid out with a new seed per iteration, as a game would; preparation is benchmarked apart.
 
-use levelplan::graph::random::local_loops_graph;
+use levelplan::graph::LevelGraph;
+use levelplan::graph::random::{local_loops_graph, loop_chain_graph};
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::{
     LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
@@ -17,8 +18,8 @@ fn main() {
     divan::main();
 }
 
-/// Success rates of the scale problems (ten graphs and seeds per size), printed before the
-/// timings: a failure is a `NoLayout` error after 20 attempts.
+/// Success rates of the scale problems and the loop chains (ten graphs and seeds per size),
+/// printed before the timings: a failure is a `NoLayout` error after 20 attempts.
 fn scale_success_rates() {
     for (rooms, loops) in [(100, 10), (300, 30), (1000, 100)] {
         let mut ok = 0;
@@ -30,6 +31,22 @@ fn scale_success_rates() {
             }
         }
         println!("scale {rooms} rooms, {loops} loops: {ok}/10 graphs laid out");
+    }
+    for loops in [10, 30, 100] {
+        let mut ok = 0;
+        let mut rooms = 0;
+        for s in 0..10 {
+            let planner = Planner::new(chain_problem(loops, s)).unwrap();
+            rooms += planner.problem().rooms.len();
+            if let Ok(layout) = planner.layout(s) {
+                assert!(planner.check(&layout).is_ok());
+                ok += 1;
+            }
+        }
+        println!(
+            "chain of {loops} loops ({} rooms on average): {ok}/10 graphs laid out",
+            rooms / 10
+        );
     }
 }
 
@@ -105,6 +122,17 @@ pub fn scale_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
         loops,
         &mut levelplan::seed::stream(seed, "scale graph"),
     );
+    graph_problem(&g)
+}
+
+/// A chain of separate loops (`graph::random::loop_chain_graph`), rooms and links as in
+/// [`scale_problem`].
+pub fn chain_problem(loops: usize, seed: u64) -> LayoutProblem {
+    let g = loop_chain_graph(loops, &mut levelplan::seed::stream(seed, "chain graph"));
+    graph_problem(&g)
+}
+
+fn graph_problem(g: &LevelGraph) -> LayoutProblem {
     let mut p = LayoutProblem::new(vec![
         RoomTemplate::rectangle("square", 6, 6, 1),
         RoomTemplate::rectangle("long", 5, 9, 1),
@@ -129,6 +157,18 @@ pub fn scale_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
     }
     p.budget.retry = RetryPolicy::Attempts(20);
     p
+}
+
+/// Time per call (success, or failure after 20 attempts) on chains of separate loops, one
+/// graph per size; success rates over ten graphs are printed before the timings.
+#[divan::bench(args = [10, 30, 100], sample_count = 5, sample_size = 1)]
+fn chain(bencher: divan::Bencher, loops: usize) {
+    let planner = Planner::new(chain_problem(loops, 3)).unwrap();
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        planner.layout(seed).is_ok()
+    });
 }
 
 /// Time per call (success, or failure after 20 attempts) as graphs grow, on one graph per

@@ -355,3 +355,42 @@ fn recent_use_penalty_spreads_templates() {
     // Four templates over 16 rooms: with the penalty the most used stays near 4.
     assert!(with <= 5.5, "{with}");
 }
+
+/// Big levels (50 rooms or more) use the forward check and resumed attempts: chains of 8 to 10
+/// separate loops (60 to 90 rooms, contact everywhere but the link closing each loop) lay out
+/// for most graphs with the default budget, validly.
+#[test]
+fn chains_of_loops_lay_out() {
+    let mut ok = 0;
+    let mut rooms = 0;
+    for i in 0..6u64 {
+        let g = levelplan::graph::random::loop_chain_graph(
+            8 + (i as usize % 3),
+            &mut levelplan::seed::stream(i, "chain test"),
+        );
+        let mut p = LayoutProblem::new(basic_templates());
+        let ids: Vec<_> = g.room_ids().collect();
+        for id in &ids {
+            p.rooms.push(RoomSpec::new(&id.to_string(), vec![0, 1, 2]));
+        }
+        let slot = |r| ids.iter().position(|x| *x == r).unwrap();
+        for (_, a, b, link) in g.links() {
+            let realise = match link.role {
+                levelplan::LinkRole::Tree => Realise::Contact,
+                _ => Realise::ContactOrPath { min: 4, max: 30 },
+            };
+            p.links.push(LinkSpec::new(slot(a), slot(b), realise));
+        }
+        rooms += p.rooms.len();
+        let planner = Planner::new(p.clone()).unwrap();
+        if let Ok(layout) = planner.layout(i) {
+            assert_eq!(check(&p, &layout), Ok(()), "graph {i}");
+            ok += 1;
+        }
+    }
+    assert!(
+        rooms >= 6 * 50,
+        "the chains are big levels ({rooms} rooms in all)"
+    );
+    assert!(ok >= 5, "only {ok} of 6 chains laid out");
+}

@@ -103,6 +103,71 @@ pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut 
     g
 }
 
+/// A chain of separate loops, as levels built from loop composites are: `loops` cycles of 5 to
+/// 8 rooms, each after the first hanging by a path of 1 to 3 rooms off a random room of an
+/// earlier loop. No room is on two loops. Room 0 is the entrance, the last room the exit; path
+/// and loop links have [`LinkRole::Tree`] except the link closing each loop, which has
+/// [`LinkRole::Loop`].
+///
+/// # Complexity
+/// `O(V)`.
+///
+/// # Examples
+/// ```
+/// use levelplan::graph::{cycle_rank, random::loop_chain_graph};
+/// let g = loop_chain_graph(10, &mut levelplan::seed::stream(1, "doc"));
+/// assert_eq!(cycle_rank(&g), 10);
+/// assert!((10 * 5..=10 * 11).contains(&g.room_count()));
+/// ```
+pub fn loop_chain_graph<R: Rng + ?Sized>(loops: usize, rng: &mut R) -> LevelGraph {
+    // Sizes first, so the rooms can be numbered (and the last made the exit) up front.
+    let mut plan: Vec<(usize, usize)> = Vec::with_capacity(loops);
+    for k in 0..loops {
+        let cycle = 5 + seed::below(rng, 4) as usize;
+        let path = if k == 0 {
+            0
+        } else {
+            1 + seed::below(rng, 3) as usize
+        };
+        plan.push((path, cycle));
+    }
+    let total: usize = plan.iter().map(|(p, c)| p + c).sum();
+    let (mut g, ids) = numbered_rooms(total.max(1));
+    let mut next = 0;
+    let mut on_loops: Vec<usize> = Vec::new();
+    for (path, cycle) in plan {
+        let mut prev = if on_loops.is_empty() {
+            None
+        } else {
+            Some(on_loops[seed::index(rng, on_loops.len())])
+        };
+        for _ in 0..path {
+            if let Some(p) = prev {
+                g.add_link(ids[p], ids[next], Link::door());
+            }
+            prev = Some(next);
+            next += 1;
+        }
+        let first = next;
+        for i in 0..cycle {
+            if let Some(p) = prev {
+                g.add_link(ids[p], ids[next], Link::door());
+            }
+            prev = Some(next);
+            on_loops.push(next);
+            next += 1;
+            if i + 1 == cycle {
+                g.add_link(
+                    ids[next - 1],
+                    ids[first],
+                    Link::door().with_role(LinkRole::Loop),
+                );
+            }
+        }
+    }
+    g
+}
+
 /// `rooms` unlinked rooms: the first the entrance, the last the exit, the rest normal.
 fn numbered_rooms(rooms: usize) -> (LevelGraph, Vec<RoomId>) {
     let mut g = LevelGraph::new();

@@ -144,10 +144,11 @@ impl LinkSpec {
 /// When to stop retrying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RetryPolicy {
-    /// A number of attempts (deterministic). An attempt that runs out of steps hands the next
-    /// one the rooms it placed well before where it got stuck; the next starts over from
-    /// there, cutting back twice as far each time it gets no deeper, and from scratch once the
-    /// cut reaches the first room.
+    /// A number of attempts (deterministic). On big levels (50 rooms or more) an attempt that
+    /// runs out of steps hands the next one the rooms it placed well before where it got
+    /// stuck; the next starts over from there, cutting back twice as far each time it gets no
+    /// deeper, and from scratch once the cut reaches the first room. Smaller levels start
+    /// every attempt from scratch.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed).

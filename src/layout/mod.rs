@@ -194,11 +194,78 @@ pub struct LayoutProblem {
     pub repeat_override: Option<RepeatMode>,
     /// Search budgets.
     pub budget: Budget,
-    /// Soft penalty for templates already used in the level: a template used `n` times has
-    /// its weight multiplied by `max(1 - recent_penalty * n, 0.05)` (0: no penalty; the
-    /// Gungeon recipe uses the game's 0.33).
+    /// Soft penalty for templates already used in the level: a template used `n` times (plus
+    /// its [`earlier_uses`](LayoutProblem::earlier_uses)) has its weight multiplied by
+    /// `max(1 - recent_penalty * n, 0.05)` (0: no penalty; the Gungeon recipe uses the game's
+    /// 0.33).
     #[serde(default)]
     pub recent_penalty: f64,
+    /// Uses of each template (by index) in earlier levels of a run, added to the uses in this
+    /// level when `recent_penalty` weighs templates down (see [`TemplateHistory`]); empty: none.
+    #[serde(default)]
+    pub earlier_uses: Vec<f64>,
+}
+
+/// Template uses carried from level to level of a run, so that a run does not keep showing the
+/// same rooms: after each level, earlier uses fade by `decay` and the level's uses are added.
+/// Give [`TemplateHistory::uses`] to the next level's [`LayoutProblem::earlier_uses`].
+///
+/// # Examples
+/// ```
+/// use levelplan::layout::TemplateHistory;
+/// let mut history = TemplateHistory::new(0.5);
+/// history.record_templates([0, 0, 2]);
+/// history.record_templates([2]);
+/// assert_eq!(history.uses(), &[1.0, 0.0, 1.5]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TemplateHistory {
+    uses: Vec<f64>,
+    decay: f64,
+}
+
+impl TemplateHistory {
+    /// An empty history whose uses fade by `decay` (0 to 1, clamped) per level: 0 remembers
+    /// only the last level, 1 the whole run.
+    pub fn new(decay: f64) -> TemplateHistory {
+        TemplateHistory {
+            uses: Vec::new(),
+            decay: if decay.is_nan() {
+                0.0
+            } else {
+                decay.clamp(0.0, 1.0)
+            },
+        }
+    }
+
+    /// Records a finished level's layout (corridor rooms are not counted).
+    pub fn record(&mut self, layout: &Layout) {
+        self.record_templates(
+            layout
+                .rooms
+                .iter()
+                .filter(|r| !r.corridor)
+                .map(|r| r.template),
+        );
+    }
+
+    /// Records a level that used these templates (one entry per room).
+    pub fn record_templates(&mut self, templates: impl IntoIterator<Item = usize>) {
+        for u in &mut self.uses {
+            *u *= self.decay;
+        }
+        for t in templates {
+            if self.uses.len() <= t {
+                self.uses.resize(t + 1, 0.0);
+            }
+            self.uses[t] += 1.0;
+        }
+    }
+
+    /// Uses per template index, faded.
+    pub fn uses(&self) -> &[f64] {
+        &self.uses
+    }
 }
 
 impl LayoutProblem {
@@ -213,6 +280,7 @@ impl LayoutProblem {
             repeat_override: None,
             budget: Budget::default(),
             recent_penalty: 0.0,
+            earlier_uses: Vec::new(),
         }
     }
 }

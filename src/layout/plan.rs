@@ -1526,7 +1526,7 @@ impl Planner {
         if shapes.is_empty() {
             shapes = self.room_shapes[room].clone();
         }
-        // Templates already used weigh less (soft).
+        // Templates already used (in this level, and in earlier ones of a run) weigh less.
         let penalty = self.problem.recent_penalty;
         if penalty > 0.0 && !corridor_room {
             let mut uses = vec![0u32; self.problem.templates.len()];
@@ -1538,7 +1538,15 @@ impl Planner {
                 }
             }
             for (s, w) in shapes.iter_mut() {
-                let n = f64::from(uses[self.set.shapes[*s as usize].template]);
+                let t = self.set.shapes[*s as usize].template;
+                let n = f64::from(uses[t])
+                    + self
+                        .problem
+                        .earlier_uses
+                        .get(t)
+                        .copied()
+                        .unwrap_or(0.0)
+                        .max(0.0);
                 *w *= (1.0 - penalty * n).max(0.05);
             }
         }

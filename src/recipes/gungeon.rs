@@ -21,6 +21,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::layout::{
     Budget, Layout, LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, ShapeSet,
+    TemplateHistory,
 };
 use crate::seed;
 use crate::tiles::Tile;
@@ -152,6 +153,38 @@ impl Generator {
 
     /// Makes the level of `seed`: on failure, retries from derived sub-seeds.
     pub fn generate(&self, seed: u64) -> Result<Level, GungeonError> {
+        self.generate_with(seed, &[])
+    }
+
+    /// Makes the next level of a run: templates the run's earlier levels used weigh less (by
+    /// the recent-use penalty, as uses in the level itself do), and the level's templates are
+    /// recorded in `history`. Same seeds and same history: same levels.
+    ///
+    /// # Examples
+    /// ```
+    /// use levelplan::Flow;
+    /// use levelplan::layout::TemplateHistory;
+    /// use levelplan::recipes::gungeon::{Generator, GungeonParams};
+    /// let flow = Flow::builtin("classic").expect("a built-in flow");
+    /// let generator = Generator::new(flow, GungeonParams::default())?;
+    /// let mut history = TemplateHistory::new(0.5);
+    /// for floor in 0..3 {
+    ///     let level = generator.generate_in_run(100 + floor, &mut history)?;
+    ///     assert!(!level.layout.rooms.is_empty());
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn generate_in_run(
+        &self,
+        seed: u64,
+        history: &mut TemplateHistory,
+    ) -> Result<Level, GungeonError> {
+        let level = self.generate_with(seed, history.uses())?;
+        history.record(&level.layout);
+        Ok(level)
+    }
+
+    fn generate_with(&self, seed: u64, earlier: &[f64]) -> Result<Level, GungeonError> {
         let mut last = String::new();
         let tries = self.params.retries.max(1);
         for attempt in 0..tries {
@@ -160,7 +193,7 @@ impl Generator {
             } else {
                 seed::sub_seed(seed, &format!("gungeon retry {attempt}"))
             };
-            match self.try_level(sub) {
+            match self.try_level(sub, earlier) {
                 Ok(mut level) => {
                     level.seed = seed;
                     level.attempts = attempt + 1;
@@ -176,7 +209,7 @@ impl Generator {
         })
     }
 
-    fn try_level(&self, seed: u64) -> Result<Level, Failure> {
+    fn try_level(&self, seed: u64, earlier: &[f64]) -> Result<Level, Failure> {
         let params = &self.params;
         // 1. The abstract level: flow, injections and its own locks.
         let mut graph = self
@@ -191,7 +224,8 @@ impl Generator {
         }
         let walkthrough = solve(&graph).map_err(|e| Failure::Retry(format!("solver: {e}")))?;
         // 3. Space: templates by room kind, links by role.
-        let (problem, rooms, links) = layout_problem(&graph, params);
+        let (mut problem, rooms, links) = layout_problem(&graph, params);
+        problem.earlier_uses = earlier.to_vec();
         let planner = Planner::with_shapes(problem, self.shapes.clone())
             .map_err(|e| Failure::Retry(e.to_string()))?;
         let layout = planner

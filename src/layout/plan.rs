@@ -1349,7 +1349,7 @@ impl Planner {
     }
 
     /// A placed room near `room` (or `room` itself, or near a corridor routed since `keep`)
-    /// that has an unplaced neighbour it must touch and no free position left for it.
+    /// that can no longer reach one of its unplaced neighbours (see `room_to_spare`).
     fn shut_in(&self, st: &mut State, room: usize, keep: usize) -> Option<usize> {
         let nrooms = st.placed.len() as u32;
         let (s, p) = st.placed[room]?;
@@ -1374,9 +1374,6 @@ impl Planner {
         near.into_iter().find(|&q| !self.room_to_spare(st, q))
     }
 
-    /// Whether every unplaced neighbour of placed room `q` can still be reached: one that must
-    /// touch it has a free position beside it (the last one found for each link is tried
-    /// first); one a corridor may join has a door with a free cell in front of it.
     /// Whether placed room `q` has a door link `l` may use with a free cell in front of it.
     fn free_door(&self, st: &State, q: usize, l: usize) -> bool {
         let Some((qs, qp)) = st.placed[q] else {
@@ -1404,6 +1401,9 @@ impl Planner {
             })
     }
 
+    /// Whether every unplaced neighbour of placed room `q` can still be reached: one that must
+    /// touch it has a free position beside it (the last one found for each link is tried
+    /// first); one a corridor may join has a door with a free cell in front of it.
     fn room_to_spare(&self, st: &mut State, q: usize) -> bool {
         let Some((qs, qp)) = st.placed[q] else {
             return true;

@@ -34,7 +34,17 @@ pub enum TableError {
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(text: &str, file: &str) -> Result<T, TableError> {
-    crate::data::from_ron(text, false).map_err(|e| TableError::Syntax {
+    parse_table(text, file, false)
+}
+
+/// Parses a RON table (`implicit_some`: optional fields without `Some(...)`), naming `file`
+/// and the place in syntax errors.
+pub(super) fn parse_table<T: for<'de> Deserialize<'de>>(
+    text: &str,
+    file: &str,
+    implicit_some: bool,
+) -> Result<T, TableError> {
+    crate::data::from_ron(text, implicit_some).map_err(|e| TableError::Syntax {
         file: file.to_string(),
         line: e.line,
         column: e.column,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::convert::TableError;
+use super::convert::{TableError, parse_table};
 use super::{Grid, Tile};
 
 /// Which neighbour a rule looks at.
@@ -67,13 +67,7 @@ impl FixRules {
         text: &str,
         file: &str,
     ) -> Result<BTreeMap<String, FixRules>, TableError> {
-        let table: BTreeMap<String, FixRules> =
-            crate::data::from_ron(text, true).map_err(|e| TableError::Syntax {
-                file: file.to_string(),
-                line: e.line,
-                column: e.column,
-                message: e.message,
-            })?;
+        let table: BTreeMap<String, FixRules> = parse_table(text, file, true)?;
         for (name, list) in &table {
             for (i, r) in list.rules.iter().enumerate() {
                 let bad = |problem: &str| TableError::Rule {

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::convert::TableError;
+use super::convert::{TableError, parse_table};
 use super::{Grid, Tile};
 use crate::seed;
 
@@ -49,13 +49,7 @@ impl Substitution {
         text: &str,
         file: &str,
     ) -> Result<BTreeMap<String, Substitution>, TableError> {
-        let table: BTreeMap<String, Substitution> =
-            crate::data::from_ron(text, false).map_err(|e| TableError::Syntax {
-                file: file.to_string(),
-                line: e.line,
-                column: e.column,
-                message: e.message,
-            })?;
+        let table: BTreeMap<String, Substitution> = parse_table(text, file, false)?;
         for (name, sub) in &table {
             for (i, pass) in sub.passes.iter().enumerate() {
                 let bad = |problem: String| TableError::Rule {

@@ -42,7 +42,7 @@ pub struct GungeonParams {
     pub loop_links: Realise,
     /// Distance kept between rooms that are not linked.
     pub min_distance: u32,
-    /// Layout budgets.
+    /// Layout budgets (default: 200 attempts of 10 steps per room).
     pub budget: Budget,
     /// Whole levels (graph and layout) tried, each from a sub-seed, before giving up.
     pub retries: u32,
@@ -60,8 +60,13 @@ impl Default for GungeonParams {
             tree_links: Realise::Contact,
             loop_links: Realise::ContactOrPath { min: 4, max: 30 },
             min_distance: 0,
+            // Few steps per room: a level's layout that goes wrong is cheaper to start over
+            // than to search through (corridor routing makes steps dear). Measured over 300
+            // seeds per flow against 100 steps: big_loop's mean time 9.6 -> about 3 ms, its
+            // 95th percentile 63 -> about 20 ms; no level failed either way.
             budget: Budget {
                 retry: RetryPolicy::Attempts(200),
+                steps_per_room: 10,
                 ..Budget::default()
             },
             retries: 8,

@@ -1387,15 +1387,17 @@ impl Planner {
             .filter(|d| d.kind.allows(is_from))
             .any(|d| {
                 let c = corridor::outside_cell(d.a + qp, d.b + qp, d.facing);
+                let nrooms = st.placed.len();
                 !st.index.locate_all_at_point([c.x, c.y]).any(|e| {
-                    match st.placed.get(e.data as usize).copied().flatten() {
-                        Some((s, p)) => self.set.shapes[s as usize]
-                            .mask
-                            .inside(c.x - p.x, c.y - p.y),
-                        None => st
-                            .corridors
-                            .get(e.data as usize - st.placed.len())
-                            .is_some_and(|cor| cor.occupied.binary_search(&c).is_ok()),
+                    let id = e.data as usize;
+                    if id < nrooms {
+                        st.placed[id].is_some_and(|(s, p)| {
+                            self.set.shapes[s as usize]
+                                .mask
+                                .inside(c.x - p.x, c.y - p.y)
+                        })
+                    } else {
+                        st.corridors[id - nrooms].occupied.binary_search(&c).is_ok()
                     }
                 })
             })
@@ -1408,6 +1410,9 @@ impl Planner {
         let Some((qs, qp)) = st.placed[q] else {
             return true;
         };
+        // What lies around `q` (rooms and corridor cells), gathered when first needed.
+        type Around = (Vec<(u32, Point)>, Vec<Point>);
+        let mut around: Option<Around> = None;
         for &(u, l) in &self.adj[q] {
             let link = self.problem.links[l];
             if st.placed[u].is_some() || self.via[u].is_some() {
@@ -1431,25 +1436,25 @@ impl Planner {
             {
                 continue;
             }
-            // What lies around `q`, gathered once: rooms and corridor cells.
-            let qr = self.rect_of(qs, qp);
-            let m = self.span;
-            let env = AABB::from_corners(
-                [qr.min.x - m, qr.min.y - m],
-                [qr.max.x - 1 + m, qr.max.y - 1 + m],
-            );
-            let nrooms = st.placed.len() as u32;
-            let mut rooms: Vec<(u32, Point)> = Vec::new();
-            let mut cells: Vec<Point> = Vec::new();
-            for e in st.index.locate_in_envelope_intersecting(env) {
-                if e.data < nrooms {
-                    if let Some(p) = st.placed[e.data as usize] {
-                        rooms.push(p);
+            let (rooms, cells) = around.get_or_insert_with(|| {
+                let qr = self.rect_of(qs, qp);
+                let m = self.span;
+                let env = AABB::from_corners(
+                    [qr.min.x - m, qr.min.y - m],
+                    [qr.max.x - 1 + m, qr.max.y - 1 + m],
+                );
+                let nrooms = st.placed.len() as u32;
+                let mut rooms: Vec<(u32, Point)> = Vec::new();
+                let mut cells: Vec<Point> = Vec::new();
+                for e in st.index.locate_in_envelope_intersecting(env) {
+                    if e.data < nrooms {
+                        rooms.extend(st.placed[e.data as usize]);
+                    } else {
+                        cells.extend(&st.corridors[(e.data - nrooms) as usize].occupied);
                     }
-                } else {
-                    cells.extend(&st.corridors[(e.data - nrooms) as usize].occupied);
                 }
-            }
+                (rooms, cells)
+            });
             let found = self.room_shapes[u].iter().find_map(|&(us, _)| {
                 let sp = self.set.spaces.get(qs, us, 0, link.from == q)?;
                 let shape = &self.set.shapes[us as usize];

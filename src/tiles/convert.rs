@@ -77,13 +77,16 @@ impl MarchingTable {
         Ok(table)
     }
 
-    /// The Cathedral table (`fixtures/tiles/cathedral.ron`).
-    pub fn cathedral() -> MarchingTable {
-        MarchingTable::from_ron(
-            include_str!("../../fixtures/tiles/cathedral.ron"),
-            "cathedral.ron",
-        )
-        .expect("the built-in table is valid")
+    /// The Cathedral table (`fixtures/tiles/cathedral.ron`), parsed once per process.
+    pub fn cathedral() -> &'static MarchingTable {
+        static TABLE: std::sync::OnceLock<MarchingTable> = std::sync::OnceLock::new();
+        TABLE.get_or_init(|| {
+            MarchingTable::from_ron(
+                include_str!("../../fixtures/tiles/cathedral.ron"),
+                "cathedral.ron",
+            )
+            .expect("the built-in table is valid")
+        })
     }
 
     /// Converts a blank (`true` = room) into tiles: tile `(x, y)` looks at the cells `(x, y)`,

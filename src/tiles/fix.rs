@@ -5,6 +5,7 @@
 //! rule for the old kind looks for: the first rule that matches a tile wins.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -91,11 +92,19 @@ impl FixRules {
     }
 
     /// A built-in list from `fixtures/tiles/fixes.ron` (`edges`: generic walls left by the
-    /// stages' edge passes become vertical, horizontal or corner walls).
-    pub fn builtin(name: &str) -> Option<FixRules> {
-        FixRules::table_from_ron(include_str!("../../fixtures/tiles/fixes.ron"), "fixes.ron")
-            .expect("the built-in table is valid")
-            .remove(name)
+    /// stages' edge passes become vertical, horizontal or corner walls), parsed once per
+    /// process.
+    pub fn builtin(name: &str) -> Option<&'static FixRules> {
+        static TABLE: OnceLock<BTreeMap<String, FixRules>> = OnceLock::new();
+        TABLE
+            .get_or_init(|| {
+                FixRules::table_from_ron(
+                    include_str!("../../fixtures/tiles/fixes.ron"),
+                    "fixes.ron",
+                )
+                .expect("the built-in table is valid")
+            })
+            .get(name)
     }
 
     /// Runs the rules over `tiles`, leaving protected tiles alone. Returns how many tiles

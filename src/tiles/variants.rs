@@ -8,6 +8,7 @@
 //! and an optional spread (no variant repeated within that many cells, as the Catacombs do).
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -79,14 +80,19 @@ impl Substitution {
         Ok(table)
     }
 
-    /// The built-in table of the Diablo stages (`cathedral`, `catacombs`, `caves`, `hell`).
-    pub fn builtin(name: &str) -> Option<Substitution> {
-        Substitution::table_from_ron(
-            include_str!("../../fixtures/tiles/variants.ron"),
-            "variants.ron",
-        )
-        .expect("the built-in table is valid")
-        .remove(name)
+    /// The built-in table of the Diablo stages (`cathedral`, `catacombs`, `caves`, `hell`),
+    /// parsed once per process.
+    pub fn builtin(name: &str) -> Option<&'static Substitution> {
+        static TABLE: OnceLock<BTreeMap<String, Substitution>> = OnceLock::new();
+        TABLE
+            .get_or_init(|| {
+                Substitution::table_from_ron(
+                    include_str!("../../fixtures/tiles/variants.ron"),
+                    "variants.ron",
+                )
+                .expect("the built-in table is valid")
+            })
+            .get(name)
     }
 
     /// Runs the passes over `tiles`, writing variant numbers into `variants` (same size; tiles

@@ -10,7 +10,6 @@ pub mod cathedral;
 pub mod caves;
 pub mod hell;
 
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use rand::Rng;
@@ -92,20 +91,11 @@ pub(crate) fn polish<R: Rng + ?Sized>(
     rng: &mut R,
     stage: &str,
 ) -> Grid<u8> {
-    static EDGES: OnceLock<FixRules> = OnceLock::new();
-    static SUBSTITUTIONS: OnceLock<BTreeMap<String, Substitution>> = OnceLock::new();
-    EDGES
-        .get_or_init(|| FixRules::builtin("edges").expect("the built-in fixes have `edges`"))
+    FixRules::builtin("edges")
+        .expect("the built-in fixes have `edges`")
         .apply(tiles, &Grid::new(tiles.width(), tiles.height(), false));
     let mut variants = Grid::new(tiles.width(), tiles.height(), 0);
-    let table = SUBSTITUTIONS.get_or_init(|| {
-        Substitution::table_from_ron(
-            include_str!("../../../fixtures/tiles/variants.ron"),
-            "variants.ron",
-        )
-        .expect("the built-in table is valid")
-    });
-    if let Some(sub) = table.get(stage) {
+    if let Some(sub) = Substitution::builtin(stage) {
         sub.apply(tiles, &mut variants, protected, rng);
     }
     variants

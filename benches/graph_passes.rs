@@ -1,8 +1,9 @@
-//! Graph passes: spanning trees, loop decomposition, lock-and-key planning and the solver, on
-//! random graphs with about one loop per ten rooms.
+//! Graph passes: spanning trees, loop decomposition, the planarity test, lock-and-key planning
+//! and the solver, on random graphs with about one loop per ten rooms.
 
 use levelplan::LevelGraph;
 use levelplan::graph::composite::decompose;
+use levelplan::graph::is_planar;
 use levelplan::graph::lock_and_key::{LockPlan, plan};
 use levelplan::graph::random::connected_graph;
 use levelplan::graph::solve::solve;
@@ -24,6 +25,12 @@ fn graph(rooms: usize) -> LevelGraph {
 fn decomposition(bencher: divan::Bencher, rooms: usize) {
     let g = graph(rooms);
     bencher.bench_local(|| decompose(&g));
+}
+
+#[divan::bench(args = [100, 1000])]
+fn planarity(bencher: divan::Bencher, rooms: usize) {
+    let g = graph(rooms);
+    bencher.bench_local(|| is_planar(&g));
 }
 
 #[divan::bench(args = [100, 1000])]

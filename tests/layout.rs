@@ -215,6 +215,31 @@ fn bad_problems_are_refused() {
     assert!(e.contains("no rooms") || e.contains("bent"), "{e}");
 }
 
+/// A graph that cannot be drawn without crossings (K3,3) has no layout: refused up front,
+/// naming the link that makes it non-planar, rather than searched until the budget runs out.
+#[test]
+fn non_planar_problems_are_refused() {
+    let mut p = LayoutProblem::new(vec![RoomTemplate::rectangle("a", 6, 6, 1)]);
+    for i in 0..6 {
+        p.rooms.push(RoomSpec::new(&format!("r{i}"), vec![0]));
+    }
+    for a in 0..3 {
+        for b in 3..6 {
+            p.links.push(LinkSpec::new(
+                a,
+                b,
+                Realise::ContactOrPath { min: 1, max: 30 },
+            ));
+        }
+    }
+    let e = Planner::new(p.clone()).unwrap_err().to_string();
+    assert!(e.contains("not planar"), "{e}");
+    assert!(e.contains("link 8 (`r2`-`r5`)"), "{e}");
+    // Without its last link the graph is planar, and the planner takes it.
+    p.links.pop();
+    assert!(Planner::new(p).is_ok());
+}
+
 fn basic_templates() -> Vec<RoomTemplate> {
     let mut l = RoomTemplate::rectangle("l", 1, 1, 1);
     l.shape = TemplateShape::Cells(vec![

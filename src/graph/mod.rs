@@ -14,6 +14,7 @@ pub mod dot;
 pub mod flow;
 mod level;
 pub mod lock_and_key;
+mod planar;
 mod query;
 pub mod random;
 pub mod solve;
@@ -24,6 +25,8 @@ pub use level::{
     GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,
     RoomId, RoomKind, RoomOrigin,
 };
+pub use planar::is_planar;
+pub(crate) use planar::planar_edges;
 pub use query::{
     bridges, component_count, cycle_rank, dead_ends, distances_from, has_cycle, links_on_cycles,
     tree_depths,

@@ -3,6 +3,7 @@
 use rand::Rng;
 
 use super::level::{LevelGraph, Link, LinkRole, Room, RoomId, RoomKind};
+use super::planar::planar_edges;
 use crate::seed;
 
 /// A random connected graph of `rooms` rooms with `loops` independent cycles.
@@ -10,11 +11,12 @@ use crate::seed;
 /// Room 0 is the entrance and the last room is the exit; the rest are normal. Each room after
 /// the first hangs from a uniformly chosen earlier room (a random recursive tree, whose depth
 /// grows like `ln V`); then `loops` extra links join random pairs of distinct rooms that are not
-/// yet linked (fewer if the graph runs out of such pairs). Tree links point from parent to child
-/// and have [`LinkRole::Tree`]; extra links have [`LinkRole::Loop`].
+/// yet linked and keep the graph planar, so it can be laid out (fewer if the graph runs out of
+/// such pairs). Tree links point from parent to child and have [`LinkRole::Tree`]; extra links
+/// have [`LinkRole::Loop`].
 ///
 /// # Complexity
-/// `O(V + L · d)` expected, for `L` loops and rooms of degree `d`.
+/// `O(L · V)` expected, for `L` loops: a planarity test per extra link drawn.
 ///
 /// # Examples
 /// ```
@@ -25,21 +27,25 @@ use crate::seed;
 /// ```
 pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> LevelGraph {
     let (mut g, ids) = numbered_rooms(rooms);
+    let mut edges = Vec::with_capacity(rooms + loops);
     for i in 1..rooms {
-        let parent = ids[seed::index(rng, i)];
-        g.add_link(parent, ids[i], Link::door());
+        let parent = seed::index(rng, i);
+        g.add_link(ids[parent], ids[i], Link::door());
+        edges.push((parent, i));
     }
     let mut added = 0;
     // Dense graphs can run out of free pairs: give up after a generous number of draws.
     let mut budget = 64 * (loops + 1);
     while added < loops && budget > 0 && rooms >= 2 {
         budget -= 1;
-        let a = ids[seed::index(rng, rooms)];
-        let b = ids[seed::index(rng, rooms)];
-        if a == b || g.links_at(a).any(|(_, o, _, _)| o == b) {
+        let (a, b) = (seed::index(rng, rooms), seed::index(rng, rooms));
+        if a == b
+            || g.links_at(ids[a]).any(|(_, o, _, _)| o == ids[b])
+            || !keeps_planar(&mut edges, a, b, rooms)
+        {
             continue;
         }
-        g.add_link(a, b, Link::door().with_role(LinkRole::Loop));
+        g.add_link(ids[a], ids[b], Link::door().with_role(LinkRole::Loop));
         added += 1;
     }
     g
@@ -47,12 +53,13 @@ pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R)
 
 /// A level-like random graph: a branching tree (each room hangs off one of the four rooms
 /// before it, so paths run long and branch often) plus up to `loops` extra links, each between
-/// two rooms four to seven tree steps apart (local loops, as designed levels have; compare
-/// [`connected_graph`], whose extra links join any two rooms). Room 0 is the entrance, the last
-/// room the exit; tree links have [`LinkRole::Tree`], extra links [`LinkRole::Loop`].
+/// two rooms four to seven tree steps apart that keeps the graph planar (local loops, as designed
+/// levels have; compare [`connected_graph`], whose extra links join any two rooms). Room 0 is
+/// the entrance, the last room the exit; tree links have [`LinkRole::Tree`], extra links
+/// [`LinkRole::Loop`].
 ///
 /// # Complexity
-/// `O(V + L · V)` expected: a breadth-first search per extra link drawn.
+/// `O(V + L · V)` expected: a breadth-first search and a planarity test per extra link drawn.
 ///
 /// # Examples
 /// ```
@@ -64,11 +71,13 @@ pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R)
 pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> LevelGraph {
     let (mut g, ids) = numbered_rooms(rooms);
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); rooms];
+    let mut edges = Vec::with_capacity(rooms + loops);
     for i in 1..rooms {
         let p = i - 1 - seed::below(rng, i.min(4) as u64) as usize;
         g.add_link(ids[p], ids[i], Link::door());
         adj[p].push(i);
         adj[i].push(p);
+        edges.push((p, i));
     }
     let (mut added, mut budget) = (0, 64 * (loops + 1));
     let mut dist = vec![usize::MAX; rooms];
@@ -94,7 +103,9 @@ pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut 
             continue;
         }
         let b = far[seed::index(rng, far.len())];
-        if g.links_at(ids[a]).any(|(_, o, _, _)| o == ids[b]) {
+        if g.links_at(ids[a]).any(|(_, o, _, _)| o == ids[b])
+            || !keeps_planar(&mut edges, a, b, rooms)
+        {
             continue;
         }
         g.add_link(ids[a], ids[b], Link::door().with_role(LinkRole::Loop));
@@ -166,6 +177,16 @@ pub fn loop_chain_graph<R: Rng + ?Sized>(loops: usize, rng: &mut R) -> LevelGrap
         }
     }
     g
+}
+
+/// Adds `(a, b)` to `edges` if the graph stays planar; says whether it did.
+fn keeps_planar(edges: &mut Vec<(usize, usize)>, a: usize, b: usize, rooms: usize) -> bool {
+    edges.push((a, b));
+    let ok = planar_edges(rooms, edges);
+    if !ok {
+        edges.pop();
+    }
+    ok
 }
 
 /// `rooms` unlinked rooms: the first the entrance, the last the exit, the rest normal.

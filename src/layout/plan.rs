@@ -15,6 +15,7 @@ use super::verify;
 use super::{
     Layout, LayoutError, LayoutProblem, PlacedLink, PlacedRoom, Realise, RetryPolicy, Segment,
 };
+use crate::graph::planar_edges;
 use crate::seed;
 
 /// How many positions that need a corridor a room tries per visit (routing is costly).
@@ -277,6 +278,29 @@ impl Planner {
             }
             adj[l.from].push((l.to, i));
             adj[l.to].push((l.from, i));
+        }
+        // Rooms do not overlap and corridors cross nothing, so a layout is a drawing of the
+        // graph without crossings: a graph that is not planar has none, whatever the search.
+        let edges: Vec<(usize, usize)> = problem.links.iter().map(|l| (l.from, l.to)).collect();
+        if !planar_edges(n, &edges) {
+            // The first link (in the problem's order) whose addition breaks planarity: the
+            // links before `lo` are planar, those up to and with `hi` are not.
+            let (mut lo, mut hi) = (0, edges.len() - 1);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if planar_edges(n, &edges[..=mid]) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            let l = problem.links[hi];
+            return Err(LayoutError::Problem(format!(
+                "the rooms and links cannot be drawn without two links crossing (the graph is \
+                 not planar), so no layout exists; link {hi} (`{}`-`{}`) is the first that \
+                 makes it so",
+                problem.rooms[l.from].name, problem.rooms[l.to].name
+            )));
         }
         let mut via = vec![None; n];
         let mut classes: Vec<(Vec<u32>, bool, bool)> = Vec::new();

@@ -13,7 +13,7 @@ use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
 use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
 use levelplan::graph::solve::{Walkthrough, solve};
-use levelplan::graph::{cycle_rank, dead_ends, distances_from, to_dot_with_composites};
+use levelplan::graph::{cycle_rank, dead_ends, distances_from, is_planar, to_dot_with_composites};
 use levelplan::layout::Planner;
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::library::TemplateLibrary;
@@ -712,6 +712,15 @@ fn summary(
         }
     }
     let _ = writeln!(out, "  dead ends: {}", dead_ends(level).len());
+    let _ = writeln!(
+        out,
+        "  planar: {}",
+        if is_planar(level) {
+            "yes"
+        } else {
+            "no (no layout can exist)"
+        }
+    );
     let loops: Vec<String> = composites
         .composites
         .iter()

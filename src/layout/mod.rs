@@ -2,7 +2,8 @@
 //!
 //! A [`LayoutProblem`] lists room templates, rooms (each with the templates it may use) and
 //! links (each realised by direct contact, by an A* corridor, or by contact if possible and a
-//! corridor otherwise). [`Planner::new`] checks the problem and prepares it once: templates are
+//! corridor otherwise). [`Planner::new`] checks the problem (a graph that is not planar has no
+//! layout and is refused, see [`crate::graph::is_planar`]) and prepares it once: templates are
 //! compiled under their transformations into shapes, and for every pair of shapes that a link
 //! may join, the *configuration space* is computed: every offset at which the second shape
 //! touches the first with two doors meeting exactly. [`Planner::layout`] then places the rooms

@@ -8,18 +8,8 @@ fn main() {
     divan::main();
 }
 
-const FLOWS: &[&str] = &[
-    "classic",
-    "big_loop",
-    "fork",
-    "one_way_reward",
-    "hub_spokes",
-    "long_chain",
-    "secrets",
-];
-
 /// One level graph from a built-in flow (parsed and checked once, outside the timing).
-#[divan::bench(args = FLOWS)]
+#[divan::bench(args = FlowTemplate::builtin_names())]
 fn instantiate(bencher: divan::Bencher, name: &str) {
     let flow = Flow::builtin(name).expect("built-in flow");
     let conditions = Conditions::default();
@@ -33,13 +23,13 @@ fn instantiate(bencher: divan::Bencher, name: &str) {
 }
 
 /// Parsing and validating a built-in flow's RON.
-#[divan::bench(args = FLOWS)]
+#[divan::bench(args = FlowTemplate::builtin_names())]
 fn parse(name: &str) -> FlowTemplate {
     FlowTemplate::builtin(name).expect("built-in flow")
 }
 
 /// Validating a parsed flow (also done at the start of every instantiation).
-#[divan::bench(args = FLOWS)]
+#[divan::bench(args = FlowTemplate::builtin_names())]
 fn validate(bencher: divan::Bencher, name: &str) {
     let flow = FlowTemplate::builtin(name).expect("built-in flow");
     bencher.bench_local(|| flow.validate("bench").is_ok());

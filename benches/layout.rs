@@ -92,18 +92,8 @@ fn edgar_prepare(bencher: divan::Bencher, name: &str) {
     bencher.bench_local(|| Planner::new(problem.clone()).unwrap());
 }
 
-const FLOWS: &[&str] = &[
-    "classic",
-    "big_loop",
-    "fork",
-    "one_way_reward",
-    "hub_spokes",
-    "long_chain",
-    "secrets",
-];
-
 /// A whole level: flow, injections, locks, solver, layout with the built-in templates, tiles.
-#[divan::bench(args = FLOWS)]
+#[divan::bench(args = levelplan::FlowTemplate::builtin_names())]
 fn gungeon_level(bencher: divan::Bencher, flow: &str) {
     let generator = Generator::new(Flow::builtin(flow).unwrap(), GungeonParams::default()).unwrap();
     let mut seed = 0;

@@ -419,3 +419,44 @@ fn chains_of_loops_lay_out() {
     );
     assert!(ok >= 5, "only {ok} of 6 chains laid out");
 }
+
+/// Chains of 25 loops (about 200 rooms) are laid out in parts (see the layout module docs):
+/// most graphs lay out within 20 attempts, every layout passes the strict check, and the same
+/// seed gives the same layout.
+#[test]
+fn big_chains_lay_out_in_parts() {
+    let mut ok = 0;
+    for i in 0..4u64 {
+        let g = levelplan::graph::random::loop_chain_graph(
+            25,
+            &mut levelplan::seed::stream(i, "big chain test"),
+        );
+        let mut p = LayoutProblem::new(basic_templates());
+        let ids: Vec<_> = g.room_ids().collect();
+        for id in &ids {
+            let t = if g.incident_links(*id).count() > 3 {
+                vec![3]
+            } else {
+                vec![0, 1]
+            };
+            p.rooms.push(RoomSpec::new(&id.to_string(), t));
+        }
+        let slot = |r| ids.iter().position(|x| *x == r).unwrap();
+        for (_, a, b, link) in g.links() {
+            let realise = match link.role {
+                levelplan::LinkRole::Tree => Realise::Contact,
+                _ => Realise::ContactOrPath { min: 4, max: 30 },
+            };
+            p.links.push(LinkSpec::new(slot(a), slot(b), realise));
+        }
+        p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
+        assert!(p.rooms.len() >= 150, "{} rooms", p.rooms.len());
+        let planner = Planner::new(p.clone()).unwrap();
+        if let Ok(layout) = planner.layout(i) {
+            assert_eq!(check(&p, &layout), Ok(()), "graph {i}");
+            assert_eq!(planner.layout(i).unwrap(), layout, "graph {i}");
+            ok += 1;
+        }
+    }
+    assert!(ok >= 3, "only {ok} of 4 big chains laid out");
+}

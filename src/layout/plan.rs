@@ -18,6 +18,8 @@ use super::{
 use crate::graph::planar_edges;
 use crate::seed;
 
+mod assemble;
+
 /// How many positions that need a corridor a room tries per visit (routing is costly).
 const FALLBACK_TRIES: usize = 6;
 
@@ -134,6 +136,9 @@ pub struct Planner {
     /// A big level ([`BIG`] rooms or more): worth the forward check and resumed attempts,
     /// which cost more than they save on small ones.
     big: bool,
+    /// A big level cut into parts at bridges, each laid out alone and then fitted to the
+    /// others (see `assemble`); `None`: the level is laid out room by room.
+    parts: Option<Vec<assemble::Part>>,
 }
 
 /// Rooms from which a level counts as big (see `Planner::big`).
@@ -193,6 +198,7 @@ impl Planner {
             }
         }
         planner.build_compounds();
+        planner.parts = planner.cut_into_parts();
         Ok(planner)
     }
 
@@ -214,6 +220,7 @@ impl Planner {
         }
         let mut planner = Planner::prepare(problem, set)?;
         planner.build_compounds();
+        planner.parts = planner.cut_into_parts();
         Ok(planner)
     }
 
@@ -352,6 +359,7 @@ impl Planner {
             composite_of: vec![String::new(); n],
             span: 0,
             big: n >= BIG,
+            parts: None,
         };
         planner.span = planner
             .set
@@ -986,6 +994,15 @@ impl Planner {
 
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
+        if let Some(parts) = &self.parts {
+            return self.assemble(seed, parts);
+        }
+        let (st, attempts) = self.search(seed)?;
+        Ok(self.finish(seed, attempts, st))
+    }
+
+    /// The room-by-room search: the placed rooms and corridors, and the attempts it took.
+    fn search(&self, seed: u64) -> Result<(State, u32), LayoutError> {
         let mut rng = seed::stream(seed, "layout");
         let n = self.problem.rooms.len();
         let mut failures = vec![0u32; n];
@@ -1006,7 +1023,7 @@ impl Planner {
             }
             attempt += 1;
             match self.attempt(&mut rng, &mut failures, &mut reasons, carry.take()) {
-                Ok(state) => return Ok(self.finish(seed, attempt, state)),
+                Ok(state) => return Ok((state, attempt)),
                 // Out of steps: the next attempt keeps the rooms placed well before the
                 // deepest point this one reached, and cuts back further each time it gets no
                 // deeper; from scratch once the cut reaches the first room.

@@ -32,7 +32,7 @@ fn scale_success_rates() {
         }
         println!("scale {rooms} rooms, {loops} loops: {ok}/10 graphs laid out");
     }
-    for loops in [10, 30, 100] {
+    for loops in [10, 30, 50, 100] {
         let mut ok = 0;
         let mut rooms = 0;
         for s in 0..10 {

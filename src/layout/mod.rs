@@ -23,12 +23,16 @@
 //!   of attempts (or a time limit), after which the error names the room and constraint that
 //!   failed most;
 //! * big levels (50 rooms or more) that come apart at bridges (links on no loop that may be
-//!   realised by contact) are laid out in parts, as the spec's final assembly does: blocks of
-//!   loops, with the small blocks around them merged up to 8 rooms, are each laid out alone by
-//!   the search above, then fitted together whole, the part whose joint room has the fewest
-//!   free positions first, each touching its joint and placed away from the level's middle;
-//!   a move that leaves a waiting part near it no position is refused, and a part that cannot
-//!   be fitted sends the search back to the last part placed near its joint.
+//!   realised by contact) are first laid out in parts, as the spec's final assembly does:
+//!   blocks of loops, with the small blocks around them merged up to 8 rooms, are each laid
+//!   out alone by the search above (with a stand-in for each room of another part they link
+//!   to, so that the linked room keeps a free side; up to 12 layouts per part, shared by the
+//!   attempts), then fitted together whole, the part whose joint room has the fewest free
+//!   positions first, each touching its joint and placed away from the level's middle; a
+//!   move that leaves a waiting part near it no position is refused, and a part that cannot
+//!   be fitted sends the search back to the last part placed near its joint. If the parts do
+//!   not fit within the budget, the level is laid out room by room with a budget of its own
+//!   (so a failure costs both).
 //!
 //! The result, a [`Layout`], gives each room its template, transformation, position and
 //! outline, and each link its doors (and corridor cells). [`raster::rasterise`] turns it into a

@@ -994,11 +994,33 @@ impl Planner {
 
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
+        let mut before = 0;
         if let Some(parts) = &self.parts {
-            return self.assemble(seed, parts);
+            match self.assemble(seed, parts) {
+                Ok(layout) => return Ok(layout),
+                // The parts did not fit together (or one could not be laid out with its
+                // stand-ins): room by room, with a budget of its own.
+                Err(LayoutError::NoLayout { attempts, .. }) => before = attempts,
+                Err(e) => return Err(e),
+            }
         }
-        let (st, attempts) = self.search(seed)?;
-        Ok(self.finish(seed, attempts, st))
+        match self.search(seed) {
+            Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
+            Err(LayoutError::NoLayout {
+                attempts,
+                room,
+                composite,
+                failures,
+                constraint,
+            }) => Err(LayoutError::NoLayout {
+                attempts: before + attempts,
+                room,
+                composite,
+                failures,
+                constraint,
+            }),
+            Err(e) => Err(e),
+        }
     }
 
     /// The room-by-room search: the placed rooms and corridors, and the attempts it took.

@@ -1,8 +1,10 @@
 //! Big levels in parts (the spec's "final assembly"): the level is cut at bridges (links on no
 //! loop) into small parts (each block of loops, with the small pieces around it merged up to
-//! [`PART_ROOMS`] rooms); each part is laid out alone by its own planner, and the parts are
-//! then fitted together one by one, each moved as a whole so that the room at its end of the
-//! cut link touches the room at the other end, already placed.
+//! [`PART_ROOMS`] rooms); each part is laid out alone by its own planner, with a stand-in for
+//! the room at the far end of each cut link so that its joint rooms keep a free side; the
+//! parts are then fitted together one by one, each moved as a whole so that the room at its
+//! end of the cut link touches the room at the other end, already placed. If they do not fit,
+//! `Planner::layout` lays the level out room by room instead.
 //!
 //! Why: the room-by-room search backtracks chronologically, and on a level of hundreds of
 //! rooms a room placed early is often walled in by rooms placed much later, before its own
@@ -41,7 +43,8 @@ pub(super) struct Part {
     planner: Planner,
     /// The level's index of each room of the part's problem.
     rooms: Vec<usize>,
-    /// The level's index of each link of the part's problem.
+    /// The level's index of each link of the part's problem (`usize::MAX`: a link to a
+    /// stand-in, a room of another part that the part's problem includes to keep room for it).
     links: Vec<usize>,
     /// The cut link to a part placed earlier: (link, the room at the other end, the part's
     /// own room at this end as an index into `rooms`). `None` for the first part.
@@ -217,6 +220,27 @@ impl Planner {
                     sub_links.push(l);
                 }
             }
+            // Each cut link gets a stand-in for the room at its other end, so that the part's
+            // layout leaves its joint rooms a free side; stand-ins are dropped from the piece.
+            for k in links {
+                let (inside, outside) = match (local(k.from), local(k.to)) {
+                    (Some(a), None) => (a, k.to),
+                    (None, Some(b)) => (b, k.from),
+                    _ => continue,
+                };
+                let mut stand_in = self.problem.rooms[outside].clone();
+                stand_in.name = format!("{} (stand-in)", stand_in.name);
+                let d = sub.rooms.len();
+                sub.rooms.push(stand_in);
+                let mut k = *k;
+                if local(k.from).is_some() {
+                    (k.from, k.to) = (inside, d);
+                } else {
+                    (k.from, k.to) = (d, inside);
+                }
+                sub.links.push(k);
+                sub_links.push(usize::MAX);
+            }
             sub.min_distance = self.problem.min_distance;
             sub.repeat_default = self.problem.repeat_default;
             sub.repeat_override = self.problem.repeat_override;
@@ -364,7 +388,7 @@ impl Planner {
             let have = pool.pieces[k].len();
             if have < POOL && pool.cursor[k] >= have {
                 match parts[k].planner.search(rng.next_u64()) {
-                    Ok((sub, _)) => pool.pieces[k].push(self.piece(sub)),
+                    Ok((sub, _)) => pool.pieces[k].push(self.piece(&parts[k], sub)),
                     Err(e) => {
                         why[k] = Some(e);
                         pool.failed[k] += 1;
@@ -625,10 +649,11 @@ impl Planner {
     }
 
     /// A part's finished search as a piece.
-    fn piece(&self, sub: State) -> Piece {
+    fn piece(&self, part: &Part, sub: State) -> Piece {
         let placed: Vec<(u32, Point)> = sub
             .placed
             .into_iter()
+            .take(part.rooms.len())
             .map(|p| p.expect("a finished search places every room"))
             .collect();
         let (mut x, mut y) = (0.0, 0.0);
@@ -646,7 +671,11 @@ impl Planner {
         let k = placed.len().max(1) as f64;
         Piece {
             placed,
-            corridors: sub.corridors,
+            corridors: sub
+                .corridors
+                .into_iter()
+                .filter(|c| part.links[c.link] != usize::MAX)
+                .collect(),
             centre: (x / k, y / k),
             bbox,
         }
@@ -895,6 +924,20 @@ mod tests {
                 .filter(|x| part_of[x.from] != part_of[x.to])
                 .count();
             assert_eq!(cut, parts.len() - 1, "parts joined by one link each");
+            // Each part's problem has a stand-in for every room of another part it links to.
+            for (k, part) in parts.iter().enumerate() {
+                let outside = p
+                    .links
+                    .iter()
+                    .filter(|x| (part_of[x.from] == k) != (part_of[x.to] == k))
+                    .count();
+                let sub = part.planner.problem();
+                assert_eq!(sub.rooms.len(), part.rooms.len() + outside);
+                assert_eq!(
+                    part.links.iter().filter(|&&l| l == usize::MAX).count(),
+                    outside
+                );
+            }
         }
     }
 

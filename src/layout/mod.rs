@@ -24,7 +24,7 @@
 //!   failed most;
 //! * big levels (50 rooms or more) that come apart at bridges (links on no loop that may be
 //!   realised by contact) are first laid out in parts, as the spec's final assembly does:
-//!   blocks of loops, with the small blocks around them merged up to 8 rooms, are each laid
+//!   blocks of loops, with the small blocks around them merged up to 5 rooms, are each laid
 //!   out alone by the search above (with a stand-in for each room of another part they link
 //!   to, so that the linked room keeps a free side; up to 12 layouts per part, shared by the
 //!   attempts), then fitted together whole, the part whose joint room has the fewest free

@@ -24,7 +24,7 @@ use super::{BIG, Entry, Planner, State};
 use crate::seed;
 
 /// Rooms per part the cutting aims at (a part that is one block of loops may be bigger).
-const PART_ROOMS: usize = 8;
+const PART_ROOMS: usize = 5;
 /// Attempts a part's own planner makes for one layout of the part.
 const PART_ATTEMPTS: u32 = 10;
 /// Layouts of a part tried (each at every position it may take) before the part placed
@@ -886,9 +886,9 @@ mod tests {
         p
     }
 
-    /// The parts of a big level cover every room once, stay small (the loops of a chain have
-    /// at most 8 rooms), keep each loop whole, and each part after the first is joined by a
-    /// bridge to a room of a part before it.
+    /// The parts of a big level cover every room once, stay small (a part with more than
+    /// `PART_ROOMS` rooms is one loop, every link in it on a cycle), keep each loop whole,
+    /// and each part after the first is joined by a bridge to a room of a part before it.
     #[test]
     fn big_levels_come_apart_at_bridges() {
         for seed in 0..4 {
@@ -896,9 +896,15 @@ mod tests {
             let planner = Planner::new(p.clone()).unwrap();
             let parts = planner.parts.as_ref().expect("a chain of 12 loops is big");
             assert!(parts.len() >= 2);
+            let bridge = bridges(&planner.adj, p.links.len());
             let mut part_of = vec![usize::MAX; p.rooms.len()];
             for (k, part) in parts.iter().enumerate() {
-                assert!(part.rooms.len() <= PART_ROOMS, "part {k}: {:?}", part.rooms);
+                if part.rooms.len() > PART_ROOMS {
+                    for (l, x) in p.links.iter().enumerate() {
+                        let inside = part.rooms.contains(&x.from) && part.rooms.contains(&x.to);
+                        assert!(!(inside && bridge[l]), "part {k}: {:?}", part.rooms);
+                    }
+                }
                 for &r in &part.rooms {
                     assert_eq!(part_of[r], usize::MAX, "room {r} in two parts");
                     part_of[r] = k;

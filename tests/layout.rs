@@ -381,9 +381,32 @@ fn recent_use_penalty_spreads_templates() {
     assert!(with <= 5.5, "{with}");
 }
 
-/// Big levels (50 rooms or more) use the forward check and resumed attempts: chains of 8 to 10
-/// separate loops (60 to 90 rooms, contact everywhere but the link closing each loop) lay out
-/// for most graphs with the default budget, validly.
+/// A problem over a chain of loops: each room's templates from its number of links; tree
+/// links contact, loop links contact or corridor.
+fn chain_problem(
+    g: &levelplan::LevelGraph,
+    templates: impl Fn(usize) -> Vec<usize>,
+) -> LayoutProblem {
+    let mut p = LayoutProblem::new(basic_templates());
+    let ids: Vec<_> = g.room_ids().collect();
+    for id in &ids {
+        let t = templates(g.incident_links(*id).count());
+        p.rooms.push(RoomSpec::new(&id.to_string(), t));
+    }
+    let slot = |r| ids.iter().position(|x| *x == r).unwrap();
+    for (_, a, b, link) in g.links() {
+        let realise = match link.role {
+            levelplan::LinkRole::Tree => Realise::Contact,
+            _ => Realise::ContactOrPath { min: 4, max: 30 },
+        };
+        p.links.push(LinkSpec::new(slot(a), slot(b), realise));
+    }
+    p
+}
+
+/// Big levels (50 rooms or more) are laid out in parts, or room by room with the forward check
+/// and resumed attempts: chains of 8 to 10 separate loops (60 to 90 rooms, contact everywhere
+/// but the link closing each loop) lay out for most graphs with the default budget, validly.
 #[test]
 fn chains_of_loops_lay_out() {
     let mut ok = 0;
@@ -393,19 +416,7 @@ fn chains_of_loops_lay_out() {
             8 + (i as usize % 3),
             &mut levelplan::seed::stream(i, "chain test"),
         );
-        let mut p = LayoutProblem::new(basic_templates());
-        let ids: Vec<_> = g.room_ids().collect();
-        for id in &ids {
-            p.rooms.push(RoomSpec::new(&id.to_string(), vec![0, 1, 2]));
-        }
-        let slot = |r| ids.iter().position(|x| *x == r).unwrap();
-        for (_, a, b, link) in g.links() {
-            let realise = match link.role {
-                levelplan::LinkRole::Tree => Realise::Contact,
-                _ => Realise::ContactOrPath { min: 4, max: 30 },
-            };
-            p.links.push(LinkSpec::new(slot(a), slot(b), realise));
-        }
+        let p = chain_problem(&g, |_| vec![0, 1, 2]);
         rooms += p.rooms.len();
         let planner = Planner::new(p.clone()).unwrap();
         if let Ok(layout) = planner.layout(i) {
@@ -431,24 +442,7 @@ fn big_chains_lay_out_in_parts() {
             25,
             &mut levelplan::seed::stream(i, "big chain test"),
         );
-        let mut p = LayoutProblem::new(basic_templates());
-        let ids: Vec<_> = g.room_ids().collect();
-        for id in &ids {
-            let t = if g.incident_links(*id).count() > 3 {
-                vec![3]
-            } else {
-                vec![0, 1]
-            };
-            p.rooms.push(RoomSpec::new(&id.to_string(), t));
-        }
-        let slot = |r| ids.iter().position(|x| *x == r).unwrap();
-        for (_, a, b, link) in g.links() {
-            let realise = match link.role {
-                levelplan::LinkRole::Tree => Realise::Contact,
-                _ => Realise::ContactOrPath { min: 4, max: 30 },
-            };
-            p.links.push(LinkSpec::new(slot(a), slot(b), realise));
-        }
+        let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
         p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
         assert!(p.rooms.len() >= 150, "{} rooms", p.rooms.len());
         let planner = Planner::new(p.clone()).unwrap();

@@ -1023,6 +1023,14 @@ impl Planner {
         }
     }
 
+    /// Whether the retry policy allows another attempt after `attempt` made since `start`.
+    fn attempts_left(&self, attempt: u32, start: std::time::Instant) -> bool {
+        match self.problem.budget.retry {
+            RetryPolicy::Attempts(k) => attempt < k.max(1),
+            RetryPolicy::Millis(ms) => attempt == 0 || start.elapsed().as_millis() < u128::from(ms),
+        }
+    }
+
     /// The room-by-room search: the placed rooms and corridors, and the attempts it took.
     fn search(&self, seed: u64) -> Result<(State, u32), LayoutError> {
         let mut rng = seed::stream(seed, "layout");
@@ -1034,13 +1042,7 @@ impl Planner {
         let mut carry: Option<Box<Resume>> = None;
         let (mut best_depth, mut back) = (0usize, 2usize);
         loop {
-            let more = match self.problem.budget.retry {
-                RetryPolicy::Attempts(k) => attempt < k.max(1),
-                RetryPolicy::Millis(ms) => {
-                    attempt == 0 || start.elapsed().as_millis() < u128::from(ms)
-                }
-            };
-            if !more {
+            if !self.attempts_left(attempt, start) {
                 break;
             }
             attempt += 1;

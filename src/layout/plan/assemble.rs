@@ -286,13 +286,7 @@ impl Planner {
         let start = std::time::Instant::now();
         let mut attempt = 0u32;
         loop {
-            let more = match self.problem.budget.retry {
-                RetryPolicy::Attempts(k) => attempt < k.max(1),
-                RetryPolicy::Millis(ms) => {
-                    attempt == 0 || start.elapsed().as_millis() < u128::from(ms)
-                }
-            };
-            if !more {
+            if !self.attempts_left(attempt, start) {
                 break;
             }
             attempt += 1;
@@ -620,25 +614,34 @@ impl Planner {
         gx.max(gy) <= reach
     }
 
-    /// How many moves of the piece fit (up to `cap`).
-    fn free_moves(&self, st: &State, part: &Part, piece: &Piece, cap: usize) -> usize {
-        let Some((l, other, own)) = part.joint else {
-            return cap;
-        };
-        let Some((sa, pa)) = st.placed[other] else {
-            return cap;
-        };
+    /// The moves that bring the piece's joint room into contact with the room it joins, as a
+    /// base and offsets (each move is `base + offset`); `None` for the first part, or while
+    /// the joint's other room is not placed.
+    fn joint_offsets<'a>(
+        &'a self,
+        st: &State,
+        part: &Part,
+        piece: &Piece,
+    ) -> Option<(Point, &'a [Point])> {
+        let (l, other, own) = part.joint?;
+        let (sa, pa) = st.placed[other]?;
         let (sb, pb) = piece.placed[own];
-        let Some(space) = self
+        let offsets = self
             .set
             .spaces
             .get(sa, sb, 0, self.problem.links[l].from == other)
-        else {
-            return 0;
+            .map_or(&[][..], |sp| &sp.offsets[..]);
+        Some((pa - pb, offsets))
+    }
+
+    /// How many moves of the piece fit (up to `cap`).
+    fn free_moves(&self, st: &State, part: &Part, piece: &Piece, cap: usize) -> usize {
+        let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
+            return cap;
         };
         let mut c = 0;
-        for &o in &space.offsets {
-            if self.fits(st, part, piece, pa + o - pb) {
+        for &o in offsets {
+            if self.fits(st, part, piece, base + o) {
                 c += 1;
                 if c >= cap {
                     break;
@@ -691,17 +694,8 @@ impl Planner {
         part: &Part,
         piece: &Piece,
     ) -> Vec<Point> {
-        let Some((l, other, own)) = part.joint else {
+        let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
             return vec![Point::default()];
-        };
-        let (sa, pa) = st.placed[other].expect("a joint leads to a placed part");
-        let (sb, pb) = piece.placed[own];
-        let Some(space) = self
-            .set
-            .spaces
-            .get(sa, sb, 0, self.problem.links[l].from == other)
-        else {
-            return Vec::new();
         };
         let (mut cx, mut cy, mut count) = (0.0, 0.0, 0.0);
         for &(s, p) in st.placed.iter().flatten() {
@@ -711,11 +705,10 @@ impl Planner {
             count += 1.0;
         }
         let (cx, cy) = (cx / count, cy / count);
-        let mut scored: Vec<(f64, Point)> = space
-            .offsets
+        let mut scored: Vec<(f64, Point)> = offsets
             .iter()
             .map(|&o| {
-                let t = pa + o - pb;
+                let t = base + o;
                 let dx = piece.centre.0 + f64::from(t.x) - cx;
                 let dy = piece.centre.1 + f64::from(t.y) - cy;
                 let noise = 0.75 + 0.5 * seed::unit(rng);

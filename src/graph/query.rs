@@ -173,26 +173,43 @@ pub fn has_cycle(graph: &LevelGraph) -> bool {
 pub fn bridges(graph: &LevelGraph) -> Vec<LinkId> {
     // Dense adjacency over room id slots (removed rooms are isolated, empty slots).
     let n = graph.room_bound();
-    let mut adjacency: Vec<Vec<(LinkId, usize)>> = vec![Vec::new(); n];
+    let mut adjacency: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    let mut ids = Vec::new();
     for (l, a, b, _) in graph.links() {
-        adjacency[a.0 as usize].push((l, b.0 as usize));
-        adjacency[b.0 as usize].push((l, a.0 as usize));
+        adjacency[a.0 as usize].push((b.0 as usize, ids.len()));
+        adjacency[b.0 as usize].push((a.0 as usize, ids.len()));
+        ids.push(l);
     }
+    let flags = bridge_flags(&adjacency, ids.len());
+    let mut out: Vec<LinkId> = ids
+        .into_iter()
+        .zip(flags)
+        .filter_map(|(l, f)| f.then_some(l))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Which links are bridges, for a graph given as adjacency lists of (neighbour, link index)
+/// over `links` links: iterative depth-first search with low links (of two parallel links,
+/// neither is a bridge).
+pub(crate) fn bridge_flags(adj: &[Vec<(usize, usize)>], links: usize) -> Vec<bool> {
+    let n = adj.len();
+    let mut bridge = vec![false; links];
     let mut order = vec![usize::MAX; n];
     let mut low = vec![0; n];
-    let mut out = Vec::new();
     let mut counter = 0;
     for root in 0..n {
         if order[root] != usize::MAX {
             continue;
         }
         // Frames: (vertex, link used to enter it, next neighbour index).
-        let mut stack: Vec<(usize, Option<LinkId>, usize)> = vec![(root, None, 0)];
+        let mut stack: Vec<(usize, Option<usize>, usize)> = vec![(root, None, 0)];
         order[root] = counter;
         low[root] = counter;
         counter += 1;
         while let Some(&mut (v, via, ref mut next)) = stack.last_mut() {
-            if let Some(&(link, w)) = adjacency[v].get(*next) {
+            if let Some(&(w, link)) = adj[v].get(*next) {
                 *next += 1;
                 if Some(link) == via {
                     continue;
@@ -210,14 +227,13 @@ pub fn bridges(graph: &LevelGraph) -> Vec<LinkId> {
                 if let Some(&(parent, _, _)) = stack.last() {
                     low[parent] = low[parent].min(low[v]);
                     if low[v] > order[parent] {
-                        out.push(via.expect("non-root frames have an entering link"));
+                        bridge[via.expect("non-root frames have an entering link")] = true;
                     }
                 }
             }
         }
     }
-    out.sort_unstable();
-    out
+    bridge
 }
 
 /// The links that lie on at least one cycle (direction ignored), in link id order.
@@ -266,6 +282,19 @@ pub(crate) fn tree_depth_vec(graph: &LevelGraph, root: RoomId) -> Vec<u32> {
 mod tests {
     use super::*;
     use crate::graph::{Link, Room, RoomKind};
+
+    #[test]
+    fn bridge_flags_mark_the_links_on_no_cycle() {
+        // A triangle 0-1-2, a bridge 2-3, a doubled link 3-4, a bridge 4-5.
+        let links = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (3, 4), (4, 5)];
+        let mut adj = vec![Vec::new(); 6];
+        for (l, &(a, b)) in links.iter().enumerate() {
+            adj[a].push((b, l));
+            adj[b].push((a, l));
+        }
+        let b = bridge_flags(&adj, links.len());
+        assert_eq!(b, vec![false, false, false, true, false, false, true]);
+    }
 
     #[test]
     fn parallel_links_form_a_cycle() {

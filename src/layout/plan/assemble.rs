@@ -21,6 +21,7 @@ use super::super::corridor::Corridor;
 use super::super::geom::{Point, Rect};
 use super::super::{Layout, LayoutError, LayoutProblem, RetryPolicy, Segment};
 use super::{BIG, Entry, Planner, State};
+use crate::graph::bridge_flags;
 use crate::seed;
 
 /// Rooms per part the cutting aims at (a part that is one block of loops may be bigger).
@@ -105,7 +106,7 @@ impl Planner {
             return None;
         }
         let links = &self.problem.links;
-        let bridge = bridges(&self.adj, links.len());
+        let bridge = bridge_flags(&self.adj, links.len());
         let cut: Vec<bool> = links
             .iter()
             .enumerate()
@@ -803,57 +804,11 @@ impl Planner {
     }
 }
 
-/// Which links are bridges (on no cycle; of two parallel links, neither is). Iterative
-/// depth-first search with low links.
-fn bridges(adj: &[Vec<(usize, usize)>], links: usize) -> Vec<bool> {
-    let n = adj.len();
-    let mut bridge = vec![false; links];
-    let mut disc = vec![usize::MAX; n];
-    let mut low = vec![0usize; n];
-    let mut time = 0;
-    let mut stack: Vec<(usize, usize, usize)> = Vec::new();
-    for s in 0..n {
-        if disc[s] != usize::MAX {
-            continue;
-        }
-        disc[s] = time;
-        low[s] = time;
-        time += 1;
-        stack.push((s, usize::MAX, 0));
-        while let Some(top) = stack.last_mut() {
-            let (v, via, i) = *top;
-            if i < adj[v].len() {
-                top.2 += 1;
-                let (w, l) = adj[v][i];
-                if l == via {
-                    continue;
-                }
-                if disc[w] == usize::MAX {
-                    disc[w] = time;
-                    low[w] = time;
-                    time += 1;
-                    stack.push((w, l, 0));
-                } else {
-                    low[v] = low[v].min(disc[w]);
-                }
-            } else {
-                stack.pop();
-                if let Some(&(u, _, _)) = stack.last() {
-                    low[u] = low[u].min(low[v]);
-                    if low[v] > disc[u] {
-                        bridge[via] = true;
-                    }
-                }
-            }
-        }
-    }
-    bridge
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{PART_ROOMS, bridges};
+    use super::PART_ROOMS;
     use crate::graph::LinkRole;
+    use crate::graph::bridge_flags;
     use crate::graph::random::loop_chain_graph;
     use crate::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
 
@@ -889,7 +844,7 @@ mod tests {
             let planner = Planner::new(p.clone()).unwrap();
             let parts = planner.parts.as_ref().expect("a chain of 12 loops is big");
             assert!(parts.len() >= 2);
-            let bridge = bridges(&planner.adj, p.links.len());
+            let bridge = bridge_flags(&planner.adj, p.links.len());
             let mut part_of = vec![usize::MAX; p.rooms.len()];
             for (k, part) in parts.iter().enumerate() {
                 if part.rooms.len() > PART_ROOMS {
@@ -945,18 +900,5 @@ mod tests {
     fn small_levels_stay_whole() {
         let planner = Planner::new(chain(4, 1)).unwrap();
         assert!(planner.parts.is_none());
-    }
-
-    #[test]
-    fn bridges_are_the_links_on_no_cycle() {
-        // A triangle 0-1-2, a bridge 2-3, a doubled link 3-4, a bridge 4-5.
-        let links = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (3, 4), (4, 5)];
-        let mut adj = vec![Vec::new(); 6];
-        for (l, &(a, b)) in links.iter().enumerate() {
-            adj[a].push((b, l));
-            adj[b].push((a, l));
-        }
-        let b = bridges(&adj, links.len());
-        assert_eq!(b, vec![false, false, false, true, false, false, true]);
     }
 }

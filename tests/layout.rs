@@ -454,3 +454,18 @@ fn big_chains_lay_out_in_parts() {
     }
     assert!(ok >= 3, "only {ok} of 4 big chains laid out");
 }
+
+/// A time budget works for big levels too (the parts get the first half, the room-by-room
+/// search the rest): a chain of 10 loops lays out validly under one.
+#[test]
+fn big_levels_take_a_time_budget() {
+    let g = levelplan::graph::random::loop_chain_graph(
+        10,
+        &mut levelplan::seed::stream(5, "timed chain test"),
+    );
+    let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
+    assert!(p.rooms.len() >= 50, "{} rooms", p.rooms.len());
+    p.budget.retry = levelplan::layout::RetryPolicy::Millis(5000);
+    let layout = Planner::new(p.clone()).unwrap().layout(1).unwrap();
+    assert_eq!(check(&p, &layout), Ok(()));
+}

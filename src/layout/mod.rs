@@ -160,10 +160,13 @@ pub enum RetryPolicy {
     /// runs out of steps hands the next one the rooms it placed well before where it got
     /// stuck; the next starts over from there, cutting back twice as far each time it gets no
     /// deeper, and from scratch once the cut reaches the first room. Smaller levels start
-    /// every attempt from scratch.
+    /// every attempt from scratch. A big level laid out in parts (see the module docs) makes
+    /// up to this many attempts at fitting its parts, then up to as many room by room.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
-    /// the number of attempts depends on speed).
+    /// the number of attempts depends on speed). A big level laid out in parts gives the parts
+    /// the first half of the time and the room-by-room search the rest; each stage makes at
+    /// least one attempt.
     Millis(u64),
 }
 

@@ -994,9 +994,20 @@ impl Planner {
 
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
+        let start = std::time::Instant::now();
+        let after = |ms: u64| start + std::time::Duration::from_millis(ms);
+        let deadline = match self.problem.budget.retry {
+            RetryPolicy::Millis(ms) => Some(after(ms)),
+            RetryPolicy::Attempts(_) => None,
+        };
         let mut before = 0;
         if let Some(parts) = &self.parts {
-            match self.assemble(seed, parts) {
+            // The parts get the first half of a time budget, the room-by-room search the rest.
+            let half = match self.problem.budget.retry {
+                RetryPolicy::Millis(ms) => Some(after(ms / 2)),
+                RetryPolicy::Attempts(_) => None,
+            };
+            match self.assemble(seed, parts, half) {
                 Ok(layout) => return Ok(layout),
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): room by room, with a budget of its own.
@@ -1004,7 +1015,7 @@ impl Planner {
                 Err(e) => return Err(e),
             }
         }
-        match self.search(seed) {
+        match self.search(seed, deadline) {
             Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
             Err(LayoutError::NoLayout {
                 attempts,
@@ -1023,26 +1034,32 @@ impl Planner {
         }
     }
 
-    /// Whether the retry policy allows another attempt after `attempt` made since `start`.
-    fn attempts_left(&self, attempt: u32, start: std::time::Instant) -> bool {
+    /// Whether the retry policy allows another attempt after `attempt` attempts: under
+    /// [`RetryPolicy::Millis`], the first attempt always, then until `deadline`.
+    fn attempts_left(&self, attempt: u32, deadline: Option<std::time::Instant>) -> bool {
         match self.problem.budget.retry {
             RetryPolicy::Attempts(k) => attempt < k.max(1),
-            RetryPolicy::Millis(ms) => attempt == 0 || start.elapsed().as_millis() < u128::from(ms),
+            RetryPolicy::Millis(_) => {
+                attempt == 0 || deadline.is_none_or(|d| std::time::Instant::now() < d)
+            }
         }
     }
 
     /// The room-by-room search: the placed rooms and corridors, and the attempts it took.
-    fn search(&self, seed: u64) -> Result<(State, u32), LayoutError> {
+    fn search(
+        &self,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<(State, u32), LayoutError> {
         let mut rng = seed::stream(seed, "layout");
         let n = self.problem.rooms.len();
         let mut failures = vec![0u32; n];
         let mut reasons: Vec<u8> = vec![0; n];
-        let start = std::time::Instant::now();
         let mut attempt = 0u32;
         let mut carry: Option<Box<Resume>> = None;
         let (mut best_depth, mut back) = (0usize, 2usize);
         loop {
-            if !self.attempts_left(attempt, start) {
+            if !self.attempts_left(attempt, deadline) {
                 break;
             }
             attempt += 1;

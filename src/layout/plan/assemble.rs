@@ -275,7 +275,12 @@ impl Planner {
     }
 
     /// Lays a big level out part by part (see the module docs).
-    pub(super) fn assemble(&self, seed: u64, parts: &[Part]) -> Result<Layout, LayoutError> {
+    pub(super) fn assemble(
+        &self,
+        seed: u64,
+        parts: &[Part],
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Layout, LayoutError> {
         let mut rng = seed::stream(seed, "assembly");
         let mut pool = Pool {
             pieces: (0..parts.len()).map(|_| Vec::new()).collect(),
@@ -284,10 +289,9 @@ impl Planner {
         };
         let mut fails = vec![0u32; parts.len()];
         let mut why: Vec<Option<LayoutError>> = vec![None; parts.len()];
-        let start = std::time::Instant::now();
         let mut attempt = 0u32;
         loop {
-            if !self.attempts_left(attempt, start) {
+            if !self.attempts_left(attempt, deadline) {
                 break;
             }
             attempt += 1;
@@ -382,7 +386,7 @@ impl Planner {
             pieces[k] = None;
             let have = pool.pieces[k].len();
             if have < POOL && pool.cursor[k] >= have {
-                match parts[k].planner.search(rng.next_u64()) {
+                match parts[k].planner.search(rng.next_u64(), None) {
                     Ok((sub, _)) => pool.pieces[k].push(self.piece(&parts[k], sub)),
                     Err(e) => {
                         why[k] = Some(e);

@@ -97,7 +97,7 @@ impl Piece {
 
 impl Planner {
     /// Cuts a big level into parts at bridges that may be realised by contact (and do not
-    /// end at a collapsed corridor room), the biggest block first and then breadth first, so
+    /// end at a collapsed corridor room), a big hub block first and then breadth first, so
     /// that each part's joint leads to a part listed before it; `None` if the level is small,
     /// not connected, or does not come apart.
     pub(super) fn cut_into_parts(&self) -> Option<Vec<Part>> {
@@ -154,8 +154,12 @@ impl Planner {
                 tree[block[k.to]].push((block[k.from], l));
             }
         }
-        // The biggest block first (the hardest geometry), then breadth first.
-        let root = (0..nb).max_by_key(|&b| (size[b], nb - b)).expect("blocks");
+        // First the block with the most rooms plus links to other blocks (big loops and the
+        // hubs that most of the level hangs off: the level grows out from its crowded middle),
+        // then breadth first.
+        let root = (0..nb)
+            .max_by_key(|&b| (size[b] + tree[b].len(), nb - b))
+            .expect("blocks");
         let mut parent: Vec<Option<(usize, usize)>> = vec![None; nb];
         let mut seen = vec![false; nb];
         let mut order = vec![root];

@@ -415,9 +415,7 @@ impl Planner {
         // Parts joined to part `k` get their layouts back when `k` is taken out.
         let reset_children = |k: usize, layouts: &mut [u32]| {
             for (j, p) in parts.iter().enumerate() {
-                if p.joint
-                    .is_some_and(|(_, other, _)| parts[k].rooms.binary_search(&other).is_ok())
-                {
+                if p.joint.is_some_and(|(_, other, _)| part_of[other] == k) {
                     layouts[j] = 0;
                 }
             }

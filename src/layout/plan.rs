@@ -995,19 +995,15 @@ impl Planner {
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
         let start = std::time::Instant::now();
-        let after = |ms: u64| start + std::time::Duration::from_millis(ms);
-        let deadline = match self.problem.budget.retry {
-            RetryPolicy::Millis(ms) => Some(after(ms)),
+        let ms = match self.problem.budget.retry {
+            RetryPolicy::Millis(ms) => Some(ms),
             RetryPolicy::Attempts(_) => None,
         };
+        let after = |ms: u64| start + std::time::Duration::from_millis(ms);
         let mut before = 0;
         if let Some(parts) = &self.parts {
             // The parts get the first half of a time budget, the room-by-room search the rest.
-            let half = match self.problem.budget.retry {
-                RetryPolicy::Millis(ms) => Some(after(ms / 2)),
-                RetryPolicy::Attempts(_) => None,
-            };
-            match self.assemble(seed, parts, half) {
+            match self.assemble(seed, parts, ms.map(|ms| after(ms / 2))) {
                 Ok(layout) => return Ok(layout),
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): room by room, with a budget of its own.
@@ -1015,22 +1011,14 @@ impl Planner {
                 Err(e) => return Err(e),
             }
         }
-        match self.search(seed, deadline) {
+        match self.search(seed, ms.map(after)) {
             Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
-            Err(LayoutError::NoLayout {
-                attempts,
-                room,
-                composite,
-                failures,
-                constraint,
-            }) => Err(LayoutError::NoLayout {
-                attempts: before + attempts,
-                room,
-                composite,
-                failures,
-                constraint,
-            }),
-            Err(e) => Err(e),
+            Err(mut e) => {
+                if let LayoutError::NoLayout { attempts, .. } = &mut e {
+                    *attempts += before;
+                }
+                Err(e)
+            }
         }
     }
 

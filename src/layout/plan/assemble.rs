@@ -516,7 +516,7 @@ impl Planner {
                                 c = self.free_moves(&st, &parts[j], pj, COUNT_CAP);
                             }
                         }
-                        count[j] = if pieces[j].is_some() { Some(c) } else { None };
+                        count[j] = pieces[j].is_some().then_some(c);
                         if c == 0 {
                             ok = false;
                             break;

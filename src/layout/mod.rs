@@ -32,7 +32,17 @@
 //!   move that leaves a waiting part near it no position is refused, and a part that cannot
 //!   be fitted sends the search back to the last part placed near its joint. If the parts do
 //!   not fit within the budget, the level is laid out room by room with a budget of its own
-//!   (so a failure costs both).
+//!   (so a failure costs both);
+//! * the room-by-room search closes every loop tight, so it never leaves a hole inside a loop,
+//!   and some graphs need one (a room that lies inside a loop in every drawing, such as the
+//!   middle of three paths between two rooms). When it fails on a problem of up to 60 rooms
+//!   without corridor rooms (or on a part of a big level), the rooms are annealed instead, as
+//!   Edgar does: chain by chain (a loop, an ear, a few tree rooms), every room moves freely to
+//!   where it touches all (or most) of its neighbours, a corridor's length away from one, or a
+//!   cell or two aside, and a move is kept if it lowers the overlap of rooms plus their
+//!   distance from touching (or from a corridor's bounds), or by chance as the temperature
+//!   falls. At zero the corridors are routed and every room checked against them; only a
+//!   layout that passes is returned.
 //!
 //! The result, a [`Layout`], gives each room its template, transformation, position and
 //! outline, and each link its doors (and corridor cells). [`raster::rasterise`] turns it into a
@@ -161,12 +171,15 @@ pub enum RetryPolicy {
     /// stuck; the next starts over from there, cutting back twice as far each time it gets no
     /// deeper, and from scratch once the cut reaches the first room. Smaller levels start
     /// every attempt from scratch. A big level laid out in parts (see the module docs) makes
-    /// up to this many attempts at fitting its parts, then up to as many room by room.
+    /// up to this many attempts at fitting its parts, then up to as many room by room. A
+    /// problem the room-by-room search fails on is then annealed (up to 60 rooms, see the
+    /// module docs), up to this many runs; the error counts every attempt and run.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed). A big level laid out in parts gives the parts
     /// the first half of the time and the room-by-room search the rest; each stage makes at
-    /// least one attempt.
+    /// least one attempt. Annealing, where the search fails, runs until the same time is up
+    /// (at least one run).
     Millis(u64),
 }
 

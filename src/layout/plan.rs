@@ -18,6 +18,7 @@ use super::{
 use crate::graph::planar_edges;
 use crate::seed;
 
+mod anneal;
 mod assemble;
 
 /// How many positions that need a corridor a room tries per visit (routing is costly).
@@ -1011,7 +1012,7 @@ impl Planner {
                 Err(e) => return Err(e),
             }
         }
-        match self.search(seed, ms.map(after)) {
+        match self.solve(seed, ms.map(after)) {
             Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
             Err(mut e) => {
                 if let LayoutError::NoLayout { attempts, .. } = &mut e {

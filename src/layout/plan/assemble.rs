@@ -390,7 +390,7 @@ impl Planner {
             pieces[k] = None;
             let have = pool.pieces[k].len();
             if have < POOL && pool.cursor[k] >= have {
-                match parts[k].planner.search(rng.next_u64(), None) {
+                match parts[k].planner.solve(rng.next_u64(), None) {
                     Ok((sub, _)) => pool.pieces[k].push(self.piece(&parts[k], sub)),
                     Err(e) => {
                         why[k] = Some(e);

@@ -497,3 +497,34 @@ fn a_loop_drawn_round_a_room_lays_out() {
         assert_eq!(layout.to_json(), planner.layout(seed).unwrap().to_json());
     }
 }
+
+/// Three paths of one room between `s` and `t`, each middle room with rooms hanging off it, all
+/// links contact: the middle path lies inside the ring of the other two in any drawing, and a
+/// ring of four touching rooms has no hole. The error says the graph needs a hole and names
+/// the room a loop must enclose (the lightest), next to the room that failed.
+#[test]
+fn a_graph_that_needs_a_hole_says_so() {
+    let mut p = LayoutProblem::new(vec![RoomTemplate::rectangle("square", 6, 6, 1)]);
+    p.rooms.push(RoomSpec::new("s", vec![0]));
+    p.rooms.push(RoomSpec::new("t", vec![0]));
+    for m in 0..3 {
+        let mid = p.rooms.len();
+        p.rooms.push(RoomSpec::new(&format!("m{m}"), vec![0]));
+        p.links.push(LinkSpec::new(0, mid, Realise::Contact));
+        p.links.push(LinkSpec::new(mid, 1, Realise::Contact));
+        let mut prev = mid;
+        for k in 0..=m {
+            p.rooms.push(RoomSpec::new(&format!("m{m}-{k}"), vec![0]));
+            p.links
+                .push(LinkSpec::new(prev, p.rooms.len() - 1, Realise::Contact));
+            prev = p.rooms.len() - 1;
+        }
+    }
+    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(5);
+    let e = Planner::new(p).unwrap().layout(0).unwrap_err().to_string();
+    assert!(e.contains("the graph needs a hole"), "{e}");
+    assert!(
+        e.contains("a loop must enclose `m0` and the 1 room hanging off it"),
+        "{e}"
+    );
+}

@@ -11,6 +11,7 @@
 
 pub mod composite;
 pub mod dot;
+mod enclose;
 pub mod flow;
 mod level;
 pub mod lock_and_key;
@@ -21,6 +22,8 @@ pub mod solve;
 pub mod spanning;
 
 pub use dot::{to_dot, to_dot_with_composites};
+pub(crate) use enclose::enclosure_groups;
+pub use enclose::{Enclosure, enclosures};
 pub use level::{
     GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,
     RoomId, RoomKind, RoomOrigin,

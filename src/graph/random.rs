@@ -58,6 +58,12 @@ pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R)
 /// the entrance, the last room the exit; tree links have [`LinkRole::Tree`], extra links
 /// [`LinkRole::Loop`].
 ///
+/// Loops drawn this way often overlap and cross the tree's branches, so many of these graphs
+/// need a loop drawn round a room with rooms hanging off it ([`crate::graph::enclosures`]):
+/// about half of them at 30 rooms and 4 loops, nearly all from 100 rooms and 10 loops. Such
+/// graphs rarely lay out (see [`crate::layout`]); filter them with `enclosures` where that
+/// matters.
+///
 /// # Complexity
 /// `O(V + L · V)` expected: a breadth-first search and a planarity test per extra link drawn.
 ///

@@ -42,7 +42,10 @@
 //!   cell or two aside, and a move is kept if it lowers the overlap of rooms plus their
 //!   distance from touching (or from a corridor's bounds), or by chance as the temperature
 //!   falls. At zero the corridors are routed and every room checked against them; only a
-//!   layout that passes is returned.
+//!   layout that passes is returned;
+//! * a graph that needs a hole round rooms with more rooms hanging off them (no drawing has
+//!   every such room on the outside of its loops, see [`crate::graph::enclosures`]) rarely
+//!   lays out; when it fails, the error says so and names the room a loop must enclose.
 //!
 //! The result, a [`Layout`], gives each room its template, transformation, position and
 //! outline, and each link its doors (and corridor cells). [`raster::rasterise`] turns it into a
@@ -173,7 +176,8 @@ pub enum RetryPolicy {
     /// every attempt from scratch. A big level laid out in parts (see the module docs) makes
     /// up to this many attempts at fitting its parts, then up to as many room by room. A
     /// problem the room-by-room search fails on is then annealed (up to 60 rooms, see the
-    /// module docs), up to this many runs; the error counts every attempt and run.
+    /// module docs), up to this many runs but at most 20; the error counts every attempt and
+    /// run.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed). A big level laid out in parts gives the parts

@@ -1015,12 +1015,51 @@ impl Planner {
         match self.solve(seed, ms.map(after)) {
             Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
             Err(mut e) => {
-                if let LayoutError::NoLayout { attempts, .. } = &mut e {
+                if let LayoutError::NoLayout {
+                    attempts,
+                    constraint,
+                    ..
+                } = &mut e
+                {
                     *attempts += before;
+                    if let Some(hint) = self.enclosure_hint() {
+                        constraint.push_str("; ");
+                        constraint.push_str(&hint);
+                    }
                 }
                 Err(e)
             }
         }
+    }
+
+    /// Why the level may need a hole, if it does: the first group of loops that no drawing
+    /// leaves with every room that has rooms hanging off it outside (see
+    /// [`crate::graph::enclosures`]).
+    fn enclosure_hint(&self) -> Option<String> {
+        let groups = crate::graph::enclosure_groups(&self.adj, self.problem.links.len());
+        let g = groups.first()?;
+        let names = |rooms: &mut dyn Iterator<Item = usize>, most: usize| {
+            let all: Vec<String> = rooms
+                .map(|r| format!("`{}`", self.problem.rooms[r].name))
+                .collect();
+            let mut text = all[..all.len().min(most)].join(", ");
+            if all.len() > most {
+                text.push_str(&format!(" and {} more", all.len() - most));
+            }
+            text
+        };
+        let hanging = g.hanging.iter().filter(|h| g.inside.contains(&h.0));
+        let count: usize = hanging.clone().map(|h| h.1).sum();
+        Some(format!(
+            "the graph needs a hole, which loops closed tight do not leave: no drawing of the \
+             loops of {} has every room with rooms hanging off it on the outside, so a loop \
+             must enclose {} and the {} room{} hanging off {}",
+            names(&mut g.rooms.iter().copied(), 6),
+            names(&mut g.inside.iter().copied(), 3),
+            count,
+            if count == 1 { "" } else { "s" },
+            if g.inside.len() == 1 { "it" } else { "them" },
+        ))
     }
 
     /// Whether the retry policy allows another attempt after `attempt` attempts: under

@@ -26,6 +26,9 @@ use crate::seed;
 
 /// Problems up to this many rooms are annealed when the room-by-room search fails.
 pub(super) const MAX_ROOMS: usize = 60;
+/// Runs at most under [`super::RetryPolicy::Attempts`] (a run costs as much as dozens of
+/// attempts of the search).
+const MAX_RUNS: u32 = 20;
 /// Temperature steps per run.
 const CYCLES: u32 = 50;
 /// Moves per room per temperature step.
@@ -111,7 +114,7 @@ impl Planner {
                 constraint,
             }) if self.can_anneal() => {
                 let runs = match self.problem.budget.retry {
-                    super::RetryPolicy::Attempts(k) => k,
+                    super::RetryPolicy::Attempts(k) => k.min(MAX_RUNS),
                     super::RetryPolicy::Millis(_) => u32::MAX,
                 };
                 match self.anneal(seed, runs, deadline) {

@@ -28,6 +28,8 @@ use crate::seed;
 const PART_ROOMS: usize = 5;
 /// Attempts a part's own planner makes for one layout of the part.
 const PART_ATTEMPTS: u32 = 10;
+/// Annealing runs a part gets when its search first fails in a call (see `anneal`).
+const PART_ANNEAL_RUNS: u32 = 2;
 /// Layouts of a part tried (each at every position it may take) before the part placed
 /// before it moves.
 const LAYOUTS_PER_PART: u32 = 4;
@@ -390,7 +392,16 @@ impl Planner {
             pieces[k] = None;
             let have = pool.pieces[k].len();
             if have < POOL && pool.cursor[k] >= have {
-                match parts[k].planner.solve(rng.next_u64(), None) {
+                let sub = &parts[k].planner;
+                let seed = rng.next_u64();
+                // Annealing (slower) only after the part's first failed search in this call.
+                let found = match sub.search(seed, None) {
+                    Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
+                        sub.anneal(seed, PART_ANNEAL_RUNS, None).map_err(|_| e)
+                    }
+                    other => other,
+                };
+                match found {
                     Ok((sub, _)) => pool.pieces[k].push(self.piece(&parts[k], sub)),
                     Err(e) => {
                         why[k] = Some(e);

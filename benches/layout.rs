@@ -21,7 +21,8 @@ fn main() {
 /// Success rates of the scale problems and the loop chains (ten graphs and seeds per size),
 /// printed before the timings: a failure is a `NoLayout` error after 20 attempts. For the scale
 /// graphs, also how many need a hole (a loop drawn round a room with rooms hanging off it, see
-/// `graph::enclosures`), which the layout rarely manages, and how many of the others lay out.
+/// `graph::enclosures`), which the layout rarely manages when rings must touch, and how many of
+/// the others lay out.
 fn scale_success_rates() {
     for (rooms, loops) in [(30, 4), (100, 10), (300, 30), (1000, 100)] {
         let (mut ok, mut holes, mut ok_without) = (0, 0, 0);

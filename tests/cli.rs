@@ -149,6 +149,30 @@ fn check_accepts_good_flows_and_rejects_broken_ones() {
 }
 
 #[test]
+fn check_warns_about_flows_that_need_a_hole() {
+    let o = levelplan(&[
+        "check",
+        "fixtures/flows/classic.ron",
+        "fixtures/flows/hole/three_paths.ron",
+    ]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("ok: fixtures/flows/hole/three_paths.ron"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning: fixtures/flows/hole/three_paths.ron: 20 of 20 levels need a hole"),
+        "{out}"
+    );
+    assert!(out.contains("a loop must enclose `"), "{out}");
+    assert!(
+        !out.contains("warning: fixtures/flows/classic.ron"),
+        "{out}"
+    );
+}
+
+#[test]
 fn flows_lists_and_prints_the_built_ins() {
     let o = levelplan(&["flows"]);
     assert!(o.status.success());

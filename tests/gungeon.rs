@@ -189,3 +189,25 @@ fn runs_spread_templates_over_levels() {
         assert!(x.layout == y.layout, "the same run must be made again");
     }
 }
+
+/// A flow whose levels need a hole (three paths from the hall to the vault, each middle room
+/// with a side room: one path lies inside the ring of the other two, side room and all) lays
+/// out every time: its loops may close by a corridor, and the corridor goes round the rooms
+/// placed inside. Every level checks as valid.
+#[test]
+fn a_hole_is_left_where_a_loop_closes_by_corridor() {
+    let path = format!(
+        "{}/fixtures/flows/hole/three_paths.ron",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let template = levelplan::FlowTemplate::load(&path).unwrap();
+    let flow = Flow::new(template, &path).unwrap();
+    let generator = Generator::new(flow, GungeonParams::default()).unwrap();
+    for seed in 0..10 {
+        let level = generator.generate(seed).unwrap();
+        let (problem, ..) = layout_problem(&level.graph, &GungeonParams::default());
+        assert_eq!(check(&problem, &level.layout), Ok(()), "seed {seed}");
+        assert!(!levelplan::graph::enclosures(&level.graph).is_empty());
+        assert!(level.layout.links.iter().any(|l| !l.corridor.is_empty()));
+    }
+}

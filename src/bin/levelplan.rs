@@ -13,7 +13,9 @@ use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
 use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
 use levelplan::graph::solve::{Walkthrough, solve};
-use levelplan::graph::{cycle_rank, dead_ends, distances_from, is_planar, to_dot_with_composites};
+use levelplan::graph::{
+    cycle_rank, dead_ends, distances_from, enclosures, is_planar, to_dot_with_composites,
+};
 use levelplan::layout::Planner;
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::library::TemplateLibrary;
@@ -111,7 +113,10 @@ enum Command {
     },
     /// Check flow files: syntax, node references, reachability, tree shape, chain bounds.
     ///
-    /// Prints one line per file; exits non-zero if any file is invalid.
+    /// Prints one line per file; exits non-zero if any file is invalid. A valid flow whose
+    /// levels (seeds 0 to 19) need a hole, a loop drawn round a room with rooms hanging off
+    /// it, which the layout finds only where a loop may close by a corridor round it, gets a
+    /// warning line naming the rooms.
     Check {
         /// The flow files to check.
         #[arg(required = true, value_name = "FILE")]
@@ -291,12 +296,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let mut failed = 0;
             for f in &files {
                 match FlowTemplate::load(f) {
-                    Ok(flow) => println!(
-                        "ok: {} (flow \"{}\", {} nodes)",
-                        f.display(),
-                        flow.name,
-                        flow.nodes.len()
-                    ),
+                    Ok(flow) => {
+                        println!(
+                            "ok: {} (flow \"{}\", {} nodes)",
+                            f.display(),
+                            flow.name,
+                            flow.nodes.len()
+                        );
+                        if let Some(warning) = hole_warning(&flow) {
+                            println!("warning: {}: {warning}", f.display());
+                        }
+                    }
                     Err(e) => {
                         failed += 1;
                         println!("invalid: {e}");
@@ -785,4 +795,39 @@ fn summary(
         }
     }
     out
+}
+
+/// Levels of a flow checked for holes by `check`.
+const HOLE_SEEDS: u64 = 20;
+
+/// A warning if levels made from `flow` (seeds `0..HOLE_SEEDS`) need a hole (see
+/// `graph::enclosures`): how many, and the rooms of the first, by flow node.
+fn hole_warning(flow: &FlowTemplate) -> Option<String> {
+    let mut first: Option<(u64, String)> = None;
+    let (mut made, mut holed) = (0, 0);
+    for seed in 0..HOLE_SEEDS {
+        let Ok(g) = flow.generate(seed, &Conditions::default()) else {
+            continue;
+        };
+        made += 1;
+        let found = enclosures(&g);
+        let Some(e) = found.first() else { continue };
+        holed += 1;
+        if first.is_none() {
+            let name = |r: levelplan::RoomId| match g.room(r).map(|room| &room.origin) {
+                Some(RoomOrigin::FlowNode { node }) => format!("`{node}`"),
+                Some(RoomOrigin::Chain { node, index }) => format!("`{node}`[{index}]"),
+                Some(RoomOrigin::Injected { rule, .. }) => format!("`{rule}` ({r})"),
+                _ => format!("`{r}`"),
+            };
+            let inside: Vec<String> = e.inside.iter().map(|&r| name(r)).collect();
+            first = Some((seed, inside.join(", ")));
+        }
+    }
+    let (seed, inside) = first?;
+    Some(format!(
+        "{holed} of {made} levels need a hole (a loop drawn round a room with rooms hanging off \
+         it), which the layout finds only where a loop may close by a corridor round it; seed \
+         {seed}: a loop must enclose {inside}"
+    ))
 }

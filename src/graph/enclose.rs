@@ -32,9 +32,12 @@ pub struct Enclosure {
 /// outside: some loop must be drawn round one of them, and round what hangs off it.
 ///
 /// Such a level needs a hole of the right size inside a ring of rooms. The layout's
-/// room-by-room search closes loops tight and never leaves one (its annealing fallback can, on
-/// small problems), so these graphs rarely lay out; a designer can move the hanging rooms to
-/// rooms on the outside, or join them to a second room of the group.
+/// room-by-room search closes loops tight, so it leaves a hole only where a loop closes by a
+/// corridor that goes round what is already placed (the Gungeon recipe's loops often do);
+/// rings of rooms that must touch leave none (annealing, its fallback on small problems,
+/// sometimes does), and such graphs rarely lay out. A designer can move the hanging rooms to
+/// rooms on the outside, join them to a second room of the group, or let the loops close by
+/// corridors.
 ///
 /// # Complexity
 /// `O(V + E)` to find the groups, then a planarity test per hanging room of each group that

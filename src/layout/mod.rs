@@ -44,8 +44,9 @@
 //!   falls. At zero the corridors are routed and every room checked against them; only a
 //!   layout that passes is returned;
 //! * a graph that needs a hole round rooms with more rooms hanging off them (no drawing has
-//!   every such room on the outside of its loops, see [`crate::graph::enclosures`]) rarely
-//!   lays out; when it fails, the error says so and names the room a loop must enclose.
+//!   every such room on the outside of its loops, see [`crate::graph::enclosures`]) lays out
+//!   where a loop can close by a corridor round the enclosed rooms, rarely where its rings
+//!   must touch; when it fails, the error says so and names the room a loop must enclose.
 //!
 //! The result, a [`Layout`], gives each room its template, transformation, position and
 //! outline, and each link its doors (and corridor cells). [`raster::rasterise`] turns it into a

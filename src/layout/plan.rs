@@ -2076,27 +2076,50 @@ impl ShapeSet {
     }
 }
 
-/// Whether two shapes at two positions share a cell.
-pub(crate) fn overlap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> bool {
+/// The box where two shapes' boxes at two positions meet (min x, min y, max x, max y; max
+/// exclusive), if they do.
+fn shared_box(a: &Shape, pa: Point, b: &Shape, pb: Point) -> Option<(i32, i32, i32, i32)> {
     let (ma, mb) = (&a.mask, &b.mask);
     let x0 = pa.x.max(pb.x);
     let y0 = pa.y.max(pb.y);
     let x1 = (pa.x + ma.width).min(pb.x + mb.width);
     let y1 = (pa.y + ma.height).min(pb.y + mb.height);
-    if x0 >= x1 || y0 >= y1 {
+    (x0 < x1 && y0 < y1).then_some((x0, y0, x1, y1))
+}
+
+/// Whether two shapes at two positions share a cell.
+pub(crate) fn overlap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> bool {
+    let Some((x0, y0, x1, y1)) = shared_box(a, pa, b, pb) else {
         return false;
-    }
-    if ma.is_rect && mb.is_rect {
+    };
+    if a.mask.is_rect && b.mask.is_rect {
         return true;
     }
     for y in y0..y1 {
         for x in x0..x1 {
-            if ma.inside(x - pa.x, y - pa.y) && mb.inside(x - pb.x, y - pb.y) {
+            if a.mask.inside(x - pa.x, y - pa.y) && b.mask.inside(x - pb.x, y - pb.y) {
                 return true;
             }
         }
     }
     false
+}
+
+/// How many cells two shapes at two positions share.
+pub(crate) fn overlap_area(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u64 {
+    let Some((x0, y0, x1, y1)) = shared_box(a, pa, b, pb) else {
+        return 0;
+    };
+    if a.mask.is_rect && b.mask.is_rect {
+        return ((x1 - x0) * (y1 - y0)) as u64;
+    }
+    let mut n = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            n += u64::from(a.mask.inside(x - pa.x, y - pa.y) && b.mask.inside(x - pb.x, y - pb.y));
+        }
+    }
+    n
 }
 
 /// Smallest Manhattan distance between the outlines of two placed shapes.

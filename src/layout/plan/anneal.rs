@@ -20,7 +20,7 @@ use rstar::RTree;
 use super::super::LayoutError;
 use super::super::corridor;
 use super::super::geom::{Point, Rect};
-use super::super::template::{RepeatMode, Shape};
+use super::super::template::RepeatMode;
 use super::{Entry, Planner, State};
 use crate::seed;
 
@@ -55,8 +55,9 @@ const SHAPE_MOVE: f64 = 0.25;
 const NUDGE: f64 = 0.2;
 /// Energy of a typical worsening move (two cells of distance), for the acceptance rule.
 const ACCEPT_SCALE: f64 = 8.0;
-/// Acceptance of a worsening move of [`ACCEPT_SCALE`] at the first and last temperature.
+/// Acceptance of a worsening move of [`ACCEPT_SCALE`] at the first temperature (as in Edgar).
 const P_FIRST: f64 = 0.2;
+/// The same at the last temperature; the temperature falls geometrically in between.
 const P_LAST: f64 = 0.01;
 
 /// One annealing run's rooms.
@@ -133,30 +134,6 @@ impl Planner {
     }
 }
 
-/// Cells two shapes at two positions share.
-fn overlap_area(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u64 {
-    let (ma, mb) = (&a.mask, &b.mask);
-    let x0 = pa.x.max(pb.x);
-    let y0 = pa.y.max(pb.y);
-    let x1 = (pa.x + ma.width).min(pb.x + mb.width);
-    let y1 = (pa.y + ma.height).min(pb.y + mb.height);
-    if x0 >= x1 || y0 >= y1 {
-        return 0;
-    }
-    if ma.is_rect && mb.is_rect {
-        return ((x1 - x0) * (y1 - y0)) as u64;
-    }
-    let mut n = 0;
-    for y in y0..y1 {
-        for x in x0..x1 {
-            if ma.inside(x - pa.x, y - pa.y) && mb.inside(x - pb.x, y - pb.y) {
-                n += 1;
-            }
-        }
-    }
-    n
-}
-
 /// The box gaps (cells between two rooms) a straight corridor of `min..=max` cells bridges
 /// with room to spare: one cell of wall on each side, and a few cells for bends.
 fn gap_bounds(min: u32, max: u32) -> (u32, u32) {
@@ -198,7 +175,7 @@ impl<'a> Run<'a> {
             return 0;
         }
         let (x, y) = (p.shape(sa), p.shape(sb));
-        let area = overlap_area(x, pa, y, pb);
+        let area = super::overlap_area(x, pa, y, pb);
         if area > 0 || d == 0 || p.linked(a, b) {
             return area;
         }

@@ -180,6 +180,23 @@ pub(crate) struct State {
     pub(crate) witness: Vec<Option<(u32, Point)>>,
 }
 
+impl State {
+    /// Adds a routed corridor, indexed under `rooms + its number`.
+    pub(crate) fn push_corridor(&mut self, cor: Corridor) {
+        let id = (self.placed.len() + self.corridors.len()) as u32;
+        self.index.insert(box_entry(cor.rect, id));
+        self.corridors.push(cor);
+    }
+}
+
+/// The index entry of a box of cells (`max` exclusive) owned by `id`.
+pub(crate) fn box_entry(r: Rect, id: u32) -> Entry {
+    Entry::new(
+        Rectangle::from_corners([r.min.x, r.min.y], [r.max.x - 1, r.max.y - 1]),
+        id,
+    )
+}
+
 impl Planner {
     /// Checks the problem, compiles its templates and computes the configuration spaces.
     pub fn new(problem: LayoutProblem) -> Result<Planner, LayoutError> {
@@ -1302,11 +1319,7 @@ impl Planner {
     }
 
     fn entry(&self, shape: u32, pos: Point, id: u32) -> Entry {
-        let r = self.rect_of(shape, pos);
-        Entry::new(
-            Rectangle::from_corners([r.min.x, r.min.y], [r.max.x - 1, r.max.y - 1]),
-            id,
-        )
+        box_entry(self.rect_of(shape, pos), id)
     }
 
     /// Whether `room` with `shape` at `pos` collides with anything placed (or comes too close
@@ -1429,18 +1442,9 @@ impl Planner {
                 }
             }
         }
-        let nrooms = st.placed.len() as u32;
         for (nb, l) in routes {
             match corridor::route(self, st, l, room, nb) {
-                Some(cor) => {
-                    let r = cor.rect;
-                    let id = nrooms + st.corridors.len() as u32;
-                    st.corridors.push(cor);
-                    st.index.insert(Entry::new(
-                        Rectangle::from_corners([r.min.x, r.min.y], [r.max.x - 1, r.max.y - 1]),
-                        id,
-                    ));
-                }
+                Some(cor) => st.push_corridor(cor),
                 None => {
                     self.unplace(st, room, keep, &extra);
                     return Err((2, None));
@@ -1594,11 +1598,7 @@ impl Planner {
         while st.corridors.len() > keep_corridors {
             let id = nrooms + st.corridors.len() as u32 - 1;
             let cor = st.corridors.pop().expect("len checked");
-            let r = cor.rect;
-            st.index.remove(&Entry::new(
-                Rectangle::from_corners([r.min.x, r.min.y], [r.max.x - 1, r.max.y - 1]),
-                id,
-            ));
+            st.index.remove(&box_entry(cor.rect, id));
         }
         for &k in extra.iter().chain(std::iter::once(&room)) {
             if let Some((s, p)) = st.placed[k].take() {

@@ -537,18 +537,7 @@ impl<'a> Run<'a> {
                 continue;
             }
             match corridor::route(p, &st, l, b, a) {
-                Some(cor) => {
-                    let r = cor.rect;
-                    let id = (n + st.corridors.len()) as u32;
-                    st.corridors.push(cor);
-                    st.index.insert(Entry::new(
-                        rstar::primitives::Rectangle::from_corners(
-                            [r.min.x, r.min.y],
-                            [r.max.x - 1, r.max.y - 1],
-                        ),
-                        id,
-                    ));
-                }
+                Some(cor) => st.push_corridor(cor),
                 None => failed.push(l),
             }
         }

@@ -15,12 +15,11 @@
 
 use rand::Rng;
 use rstar::RTree;
-use rstar::primitives::Rectangle;
 
 use super::super::corridor::Corridor;
 use super::super::geom::{Point, Rect};
 use super::super::{Layout, LayoutError, LayoutProblem, RetryPolicy, Segment};
-use super::{BIG, Entry, Planner, State};
+use super::{BIG, Planner, State};
 use crate::graph::bridge_flags;
 use crate::seed;
 
@@ -787,7 +786,6 @@ impl Planner {
             st.placed[g] = Some((s, p + t));
             st.index.insert(self.entry(s, p + t, g as u32));
         }
-        let nrooms = st.placed.len() as u32;
         let seg = |s: Segment| Segment {
             a: s.a + t,
             b: s.b + t,
@@ -806,12 +804,7 @@ impl Planner {
                 occupied: c.occupied.iter().map(|&q| q + t).collect(),
                 rect: r,
             };
-            let id = nrooms + st.corridors.len() as u32;
-            st.index.insert(Entry::new(
-                Rectangle::from_corners([r.min.x, r.min.y], [r.max.x - 1, r.max.y - 1]),
-                id,
-            ));
-            st.corridors.push(moved);
+            st.push_corridor(moved);
         }
     }
 

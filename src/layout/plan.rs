@@ -1055,24 +1055,30 @@ impl Planner {
     fn enclosure_hint(&self) -> Option<String> {
         let groups = crate::graph::enclosure_groups(&self.adj, self.problem.links.len());
         let g = groups.first()?;
-        let names = |rooms: &mut dyn Iterator<Item = usize>, most: usize| {
-            let all: Vec<String> = rooms
-                .map(|r| format!("`{}`", self.problem.rooms[r].name))
-                .collect();
-            let mut text = all[..all.len().min(most)].join(", ");
-            if all.len() > most {
-                text.push_str(&format!(" and {} more", all.len() - most));
+        let names = |rooms: &[usize], most: usize| {
+            let mut text = rooms
+                .iter()
+                .take(most)
+                .map(|&r| format!("`{}`", self.problem.rooms[r].name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if rooms.len() > most {
+                text.push_str(&format!(" and {} more", rooms.len() - most));
             }
             text
         };
-        let hanging = g.hanging.iter().filter(|h| g.inside.contains(&h.0));
-        let count: usize = hanging.clone().map(|h| h.1).sum();
+        let count: usize = g
+            .hanging
+            .iter()
+            .filter(|h| g.inside.contains(&h.0))
+            .map(|h| h.1)
+            .sum();
         Some(format!(
             "the graph needs a hole, which loops closed tight do not leave: no drawing of the \
              loops of {} has every room with rooms hanging off it on the outside, so a loop \
              must enclose {} and the {} room{} hanging off {}",
-            names(&mut g.rooms.iter().copied(), 6),
-            names(&mut g.inside.iter().copied(), 3),
+            names(&g.rooms, 6),
+            names(&g.inside, 3),
             count,
             if count == 1 { "" } else { "s" },
             if g.inside.len() == 1 { "it" } else { "them" },
@@ -1607,25 +1613,27 @@ impl Planner {
         }
     }
 
-    /// The shapes step `i` may use, in weighted random order.
-    fn shape_order<R: Rng + ?Sized>(&self, rng: &mut R, st: &State, i: usize) -> Vec<u32> {
-        let room = self.steps[i].room;
-        // Shapes allowed by the repeat modes (soft: all of them if none is). Corridor rooms
-        // ignore repeat modes, as in Edgar.
+    /// The shapes (with weights) `room` may take given the shapes other rooms have
+    /// (`shape_of`, `None` for a room without one): those its repeat modes allow, or all of
+    /// them if none is (the modes are soft). Corridor rooms ignore repeat modes, as in Edgar.
+    pub(crate) fn repeat_allowed(
+        &self,
+        room: usize,
+        shape_of: impl Fn(usize) -> Option<u32>,
+    ) -> Vec<(u32, f64)> {
+        let template_of = |r: usize| shape_of(r).map(|s| self.set.shapes[s as usize].template);
         let used_here = |t: usize, neighbours_only: bool| {
             if neighbours_only {
-                self.adj[room].iter().any(|&(nb, _)| {
-                    st.placed[nb].is_some_and(|(s, _)| self.set.shapes[s as usize].template == t)
-                })
+                self.adj[room]
+                    .iter()
+                    .any(|&(nb, _)| template_of(nb) == Some(t))
             } else {
-                st.placed.iter().enumerate().any(|(r, p)| {
-                    !self.problem.rooms[r].corridor
-                        && p.is_some_and(|(s, _)| self.set.shapes[s as usize].template == t)
-                })
+                (0..self.problem.rooms.len())
+                    .any(|r| !self.problem.rooms[r].corridor && template_of(r) == Some(t))
             }
         };
         let corridor_room = self.problem.rooms[room].corridor;
-        let mut shapes: Vec<(u32, f64)> = self.room_shapes[room]
+        let shapes: Vec<(u32, f64)> = self.room_shapes[room]
             .iter()
             .copied()
             .filter(|&(s, _)| {
@@ -1639,8 +1647,17 @@ impl Planner {
             })
             .collect();
         if shapes.is_empty() {
-            shapes = self.room_shapes[room].clone();
+            self.room_shapes[room].clone()
+        } else {
+            shapes
         }
+    }
+
+    /// The shapes step `i` may use, in weighted random order.
+    fn shape_order<R: Rng + ?Sized>(&self, rng: &mut R, st: &State, i: usize) -> Vec<u32> {
+        let room = self.steps[i].room;
+        let mut shapes = self.repeat_allowed(room, |r| st.placed[r].map(|(s, _)| s));
+        let corridor_room = self.problem.rooms[room].corridor;
         // Templates already used (in this level, and in earlier ones of a run) weigh less.
         let penalty = self.problem.recent_penalty;
         if penalty > 0.0 && !corridor_room {

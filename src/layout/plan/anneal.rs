@@ -20,7 +20,6 @@ use rstar::RTree;
 use super::super::LayoutError;
 use super::super::corridor;
 use super::super::geom::{Point, Rect};
-use super::super::template::RepeatMode;
 use super::{Entry, Planner, State};
 use crate::seed;
 
@@ -255,46 +254,14 @@ impl<'a> Run<'a> {
     /// A shape for room `r`: one its repeat modes allow against the placed rooms (any, if
     /// none is), drawn by weight.
     fn draw_shape<R: Rng + ?Sized>(&self, rng: &mut R, r: usize) -> u32 {
-        let p = self.p;
-        let template = |s: u32| p.shape(s).template;
-        let used = |t: usize, neighbours: bool| {
-            if neighbours {
-                p.adj[r]
-                    .iter()
-                    .any(|&(nb, _)| nb != r && self.on[nb] && template(self.shape[nb]) == t)
-            } else {
-                (0..self.on.len()).any(|q| {
-                    q != r
-                        && self.on[q]
-                        && !p.problem.rooms[q].corridor
-                        && template(self.shape[q]) == t
-                })
-            }
-        };
-        let all = &p.room_shapes[r];
-        let corridor_room = p.problem.rooms[r].corridor;
-        let allowed: Vec<(u32, f64)> = all
-            .iter()
-            .copied()
-            .filter(|&(s, _)| {
-                corridor_room
-                    || match p.repeat[template(s)] {
-                        RepeatMode::AllowRepeat => true,
-                        RepeatMode::NoImmediate => !used(template(s), true),
-                        RepeatMode::NoRepeat => !used(template(s), false),
-                    }
-            })
-            .collect();
-        let pool = if allowed.is_empty() { all } else { &allowed };
-        let total: f64 = pool.iter().map(|&(_, w)| w).sum();
-        let mut x = seed::unit(rng) * total;
-        for &(s, w) in pool {
-            if x < w {
-                return s;
-            }
-            x -= w;
+        let pool = self
+            .p
+            .repeat_allowed(r, |q| (q != r && self.on[q]).then(|| self.shape[q]));
+        let weights: Vec<f64> = pool.iter().map(|&(_, w)| w).collect();
+        match seed::weighted_index(rng, &weights) {
+            Some(k) => pool[k].0,
+            None => pool.last().map_or(0, |&(s, _)| s),
         }
-        pool.last().map_or(0, |&(s, _)| s)
     }
 
     /// A position for room `r` as shape `s`: touching as many of its placed neighbours as can

@@ -11,7 +11,12 @@
 //!
 //! * the graph is cut into composites (loops first, then trees, `graph::decompose`), and the
 //!   rooms are ordered so that each one after the first has a placed neighbour; a loop grows
-//!   from both ends alternately, so its last room closes it;
+//!   from both ends alternately, so its last room closes it. After the first loop, each run of
+//!   rooms between two placed ones goes round the outside of what is placed and shuts in one
+//!   side of it: the order follows the outline of what is placed and takes the run that shuts
+//!   in least of what later rooms must still reach; rooms hanging off the rooms it shuts in
+//!   are placed before it, and its last room must leave the other side outside (a flood fill
+//!   from the rooms on that side that still wait for neighbours);
 //! * a room's candidate positions are the intersection of the configuration spaces of its
 //!   placed neighbours (exit gluing); collisions are checked with an `rstar` index for the
 //!   broad phase and cell masks for the exact test, plus the minimum distance between rooms
@@ -45,8 +50,9 @@
 //!   layout that passes is returned;
 //! * a graph that needs a hole round rooms with more rooms hanging off them (no drawing has
 //!   every such room on the outside of its loops, see [`crate::graph::enclosures`]) lays out
-//!   where a loop can close by a corridor round the enclosed rooms, rarely where its rings
-//!   must touch; when it fails, the error says so and names the room a loop must enclose.
+//!   where the loop round them can close by a corridor (the rooms to enclose are placed
+//!   first), rarely where its rings must touch; when it fails, the error says so and names the
+//!   room a loop must enclose.
 //!
 //! The result, a [`Layout`], gives each room its template, transformation, position and
 //! outline, and each link its doors (and corridor cells). [`raster::rasterise`] turns it into a

@@ -20,6 +20,13 @@ use crate::seed;
 
 mod anneal;
 mod assemble;
+mod ears;
+
+/// Free cells round a room that count as open space for what must still hang off it.
+const OPEN_CELLS: usize = 4096;
+
+/// How many first loops are tried when the order must shut rooms inside a loop.
+const FIRST_LOOPS: usize = 12;
 
 /// How many positions that need a corridor a room tries per visit (routing is costly).
 const FALLBACK_TRIES: usize = 6;
@@ -113,6 +120,22 @@ struct Step {
     targets: Vec<(usize, u32, u32)>,
     /// Whether candidates are sorted by distance to the targets (late in the loop).
     pull: bool,
+    /// For the room that closes an ear: placed rooms that must stay on the outside (later
+    /// rooms still have to reach them), so the ear must not go round them.
+    keep_out: Vec<usize>,
+}
+
+/// Loops' rooms in placing order (see `Planner::sequence`).
+struct Sequence {
+    order: Vec<usize>,
+    done: Vec<bool>,
+    /// Per room that closes an ear: placed rooms the ear must leave outside.
+    keep_out: Vec<Vec<usize>>,
+    /// Per room: the loop it was placed in, for error messages.
+    labels: Vec<String>,
+    /// What the ears shut in: rooms later rooms must reach (a lot each) and rooms hanging
+    /// off the rooms shut in; then the rooms shut in.
+    shut: (u64, u64),
 }
 
 /// A problem checked and prepared for repeated layouts.
@@ -486,52 +509,213 @@ impl Planner {
         out
     }
 
-    /// Orders the rooms: loops first, then trees, breadth first. The first loop is the
-    /// shortest; after it, ears (runs of unplaced rooms between two placed ones), the lightest
-    /// first: a room's weight is 1 plus what hangs off it (rooms that reach the first room only
-    /// through it), so runs carrying big subtrees come last and go round the outside instead
-    /// of being shut inside a loop. Each ear grows from both ends.
-    fn order(&mut self) -> Result<(), LayoutError> {
-        // How many unplaced rooms reach the placed part only through one unplaced room of
-        // `cycle` (they hang off that room; parts joined to two of them are later ears).
-        fn hanging(vadj: &[Vec<(usize, Edge)>], done: &[bool], cycle: &[usize]) -> usize {
-            let n = vadj.len();
-            let mut mark = vec![0u8; n]; // 1: on the run, 2: seen
-            for &r in cycle {
-                if !done[r] {
-                    mark[r] = 1;
-                }
+    /// The rooms of the loops in placing order, from loop `first` of `cycles` (by default,
+    /// the shortest): after the first loop, ears (runs of unplaced rooms between two placed
+    /// ones) as [`ears::choose`] picks them, else the next loop touching what is placed.
+    fn sequence(
+        &self,
+        vadj: &[Vec<(usize, Edge)>],
+        cycles: &[Vec<usize>],
+        first: Option<usize>,
+    ) -> Sequence {
+        let n = vadj.len();
+        let name = |r: usize| self.problem.rooms[r].name.clone();
+        let mut labels = vec![String::new(); n];
+        let mut shut = (0u64, 0u64);
+        let relaxable = |u: usize, v: usize| {
+            vadj[u].iter().any(|&(w, e)| {
+                w == v
+                    && matches!(e, Edge::Link(l) if self.problem.links[l].realise.path_bounds().is_some())
+            })
+        };
+        let mut done = vec![false; n];
+        let mut order: Vec<usize> = Vec::with_capacity(n);
+        let mut used = vec![false; cycles.len()];
+        let push = |r: usize, order: &mut Vec<usize>, done: &mut Vec<bool>| {
+            if !done[r] {
+                done[r] = true;
+                order.push(r);
             }
-            let mut total = 0;
-            for &r in cycle {
-                if done[r] {
-                    continue;
+        };
+        // Once the first loop is placed: what hangs off each room (rooms that reach the first
+        // room only through it), and the cost of taking a room into an ear.
+        let mut cost: Vec<u64> = Vec::new();
+        let mut outline = ears::Outline::default();
+        let mut keep_out: Vec<Vec<usize>> = vec![Vec::new(); n];
+        loop {
+            if !order.is_empty() {
+                if cost.is_empty() {
+                    cost = hanging_weights(vadj, order[0])
+                        .into_iter()
+                        .map(|h| 1 + h as u64)
+                        .collect();
                 }
-                for &(start, _) in &vadj[r] {
-                    if done[start] || mark[start] != 0 {
-                        continue;
-                    }
-                    mark[start] = 2;
-                    let mut stack = vec![start];
-                    let (mut size, mut free) = (0, false);
-                    while let Some(x) = stack.pop() {
-                        size += 1;
-                        for &(y, _) in &vadj[x] {
-                            if done[y] || (mark[y] == 1 && y != r) {
-                                free = true;
-                            } else if mark[y] == 0 {
-                                mark[y] = 2;
-                                stack.push(y);
-                            }
+                // The next ear: a run of unplaced rooms between two placed ones, the one that
+                // shuts in least of what is still waited for, then the lightest (runs that
+                // much hangs off go last, round the outside). What it shuts in goes first.
+                if let Some(next) = ears::choose(vadj, &done, &cost, &mut outline, &relaxable) {
+                    let (a, ear, b) = (next.a, next.run, next.b);
+                    shut = (shut.0 + next.shut.0, shut.1 + next.shut.1);
+                    let label = format!(
+                        " in the loop of {}",
+                        std::iter::once(a)
+                            .chain(ear.iter().copied())
+                            .chain([b])
+                            .map(|r| format!("`{}`", name(r)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    for &r in &ear {
+                        if labels[r].is_empty() {
+                            labels[r] = label.clone();
                         }
                     }
-                    if !free {
-                        total += size;
+                    for r in next.inside_first {
+                        push(r, &mut order, &mut done);
                     }
+                    let ear_rooms = self.ear_order(vadj, a, &ear, b);
+                    if let Some(&last) = ear_rooms.last() {
+                        keep_out[last] = next.keep_out;
+                    }
+                    for r in ear_rooms {
+                        push(r, &mut order, &mut done);
+                    }
+                    continue;
                 }
             }
-            total
+            // Among the cycles touching the placed part, the one with the least hanging off
+            // its unplaced rooms, then the fewest unplaced rooms. A run of rooms placed early
+            // may end up enclosed by later ones; what hangs off it (rooms that reach the rest
+            // only through it) would be shut in with it, so heavy runs go last, outside.
+            let pick = if order.is_empty() && first.is_some() {
+                first
+            } else {
+                (0..cycles.len())
+                    .filter(|&i| !used[i])
+                    .filter(|&i| order.is_empty() || cycles[i].iter().any(|&r| done[r]))
+                    .min_by_key(|&i| {
+                        let unplaced = cycles[i].iter().filter(|&&r| !done[r]).count();
+                        let hang = if order.is_empty() {
+                            0
+                        } else {
+                            hanging(vadj, &done, &cycles[i])
+                        };
+                        (hang, unplaced, cycles[i].len(), i)
+                    })
+            };
+            let Some(ci) = pick else {
+                // No loop touches what is placed: walk to the nearest one that is left.
+                let on_cycle: std::collections::HashSet<usize> = (0..cycles.len())
+                    .filter(|&i| !used[i])
+                    .flat_map(|i| cycles[i].iter().copied())
+                    .collect();
+                if on_cycle.is_empty() {
+                    break;
+                }
+                let mut prev = vec![usize::MAX; n];
+                let mut seen = done.clone();
+                let mut queue: std::collections::VecDeque<usize> = order.iter().copied().collect();
+                let mut reached = None;
+                'walk: while let Some(x) = queue.pop_front() {
+                    for &(y, _) in &vadj[x] {
+                        if !seen[y] {
+                            seen[y] = true;
+                            prev[y] = x;
+                            if on_cycle.contains(&y) {
+                                reached = Some(y);
+                                break 'walk;
+                            }
+                            queue.push_back(y);
+                        }
+                    }
+                }
+                let Some(end) = reached else { break };
+                let mut path = vec![end];
+                let mut x = prev[end];
+                while x != usize::MAX && !done[x] {
+                    path.push(x);
+                    x = prev[x];
+                }
+                path.reverse();
+                if x != usize::MAX {
+                    outline.open_path(x, &path);
+                }
+                for &r in &path {
+                    push(r, &mut order, &mut done);
+                }
+                continue;
+            };
+            used[ci] = true;
+            let cyc = cycles[ci].clone();
+            let m = cyc.len();
+            let label = format!(
+                " in the loop of {}",
+                cyc.iter()
+                    .map(|&r| format!("`{}`", name(r)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            for &r in &cyc {
+                if !done[r] && labels[r].is_empty() {
+                    labels[r] = label.clone();
+                }
+            }
+            if order.is_empty() {
+                // The first loop: from its best-connected room, both arms alternately.
+                let start = (0..m)
+                    .max_by_key(|&i| (vadj[cyc[i]].len(), m - i))
+                    .unwrap_or(0);
+                let seq: Vec<usize> = (0..m).map(|i| cyc[(start + i) % m]).collect();
+                outline.open_cycle(&seq);
+                push(seq[0], &mut order, &mut done);
+                for r in self.ear_order(vadj, seq[0], &seq[1..], seq[0]) {
+                    push(r, &mut order, &mut done);
+                }
+                continue;
+            }
+            // Ears: runs of unplaced rooms between placed ones, each from both ends.
+            let Some(anchor) = (0..m).find(|&i| done[cyc[i]]) else {
+                continue;
+            };
+            let seq: Vec<usize> = (0..m).map(|i| cyc[(anchor + i) % m]).collect();
+            if seq[1..].iter().all(|&r| !done[r]) {
+                outline.open_cycle(&seq);
+            }
+            let mut i = 1;
+            while i < m {
+                if done[seq[i]] {
+                    i += 1;
+                    continue;
+                }
+                let mut j = i;
+                while j < m && !done[seq[j]] {
+                    j += 1;
+                }
+                let right = seq[j % m];
+                for r in self.ear_order(vadj, seq[i - 1], &seq[i..j], right) {
+                    push(r, &mut order, &mut done);
+                }
+                i = j;
+            }
         }
+        Sequence {
+            order,
+            done,
+            keep_out,
+            labels,
+            shut,
+        }
+    }
+
+    /// Orders the rooms: loops first, then trees, breadth first. The first loop is the
+    /// shortest; after it, ears (runs of unplaced rooms between two placed ones) as
+    /// [`ears::choose`] picks them: the one that shuts in least of what later rooms must reach,
+    /// then the lightest (a room's weight is 1 plus what hangs off it, rooms that reach the
+    /// first room only through it), so runs carrying big subtrees come last and go round the
+    /// outside instead of being shut inside a loop. Where the order must shut rooms with rooms
+    /// hanging off them inside a loop, the shortest few loops are tried first instead and the
+    /// order that shuts in least is kept. Each ear grows from both ends.
+    fn order(&mut self) -> Result<(), LayoutError> {
         let n = self.problem.rooms.len();
         let vadj = self.virtual_adjacency();
         let real: Vec<usize> = (0..n).filter(|&r| self.via[r].is_none()).collect();
@@ -587,152 +771,31 @@ impl Planner {
             }
         }
         cycles.sort_by_key(|c| c.len());
-        let mut done = vec![false; n];
-        let mut order: Vec<usize> = Vec::with_capacity(real.len());
-        let mut used = vec![false; cycles.len()];
+        let mut seq = self.sequence(&vadj, &cycles, None);
+        // Where a loop must shut in rooms with rooms hanging off them, another first loop
+        // may need less: try the shortest few.
+        if seq.shut.0 > 0 {
+            for c in 1..cycles.len().min(FIRST_LOOPS) {
+                let other = self.sequence(&vadj, &cycles, Some(c));
+                if other.shut < seq.shut {
+                    seq = other;
+                }
+            }
+        }
+        let Sequence {
+            mut order,
+            mut done,
+            mut keep_out,
+            labels,
+            ..
+        } = seq;
+        self.composite_of = labels;
         let push = |r: usize, order: &mut Vec<usize>, done: &mut Vec<bool>| {
             if !done[r] {
                 done[r] = true;
                 order.push(r);
             }
         };
-        // Once the first loop is placed: what hangs off each room (rooms that reach the first
-        // room only through it), and the cost of taking a room into an ear.
-        let mut cost: Vec<u64> = Vec::new();
-        loop {
-            if !order.is_empty() {
-                if cost.is_empty() {
-                    cost = hanging_weights(&vadj, order[0])
-                        .into_iter()
-                        .map(|h| 1 + h as u64)
-                        .collect();
-                }
-                // The lightest ear: a run of unplaced rooms between two placed ones. Runs that
-                // much hangs off go last, so they end up outside what is placed, not shut in.
-                if let Some((a, ear, b)) = lightest_ear(&vadj, &done, &cost) {
-                    let label = format!(
-                        " in the loop of {}",
-                        std::iter::once(a)
-                            .chain(ear.iter().copied())
-                            .chain([b])
-                            .map(|r| format!("`{}`", name(r)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                    for &r in &ear {
-                        if self.composite_of[r].is_empty() {
-                            self.composite_of[r] = label.clone();
-                        }
-                    }
-                    for r in self.ear_order(&vadj, a, &ear, b) {
-                        push(r, &mut order, &mut done);
-                    }
-                    continue;
-                }
-            }
-            // Among the cycles touching the placed part, the one with the least hanging off
-            // its unplaced rooms, then the fewest unplaced rooms. A run of rooms placed early
-            // may end up enclosed by later ones; what hangs off it (rooms that reach the rest
-            // only through it) would be shut in with it, so heavy runs go last, outside.
-            let pick = (0..cycles.len())
-                .filter(|&i| !used[i])
-                .filter(|&i| order.is_empty() || cycles[i].iter().any(|&r| done[r]))
-                .min_by_key(|&i| {
-                    let unplaced = cycles[i].iter().filter(|&&r| !done[r]).count();
-                    let hang = if order.is_empty() {
-                        0
-                    } else {
-                        hanging(&vadj, &done, &cycles[i])
-                    };
-                    (hang, unplaced, cycles[i].len(), i)
-                });
-            let Some(ci) = pick else {
-                // No loop touches what is placed: walk to the nearest one that is left.
-                let on_cycle: std::collections::HashSet<usize> = (0..cycles.len())
-                    .filter(|&i| !used[i])
-                    .flat_map(|i| cycles[i].iter().copied())
-                    .collect();
-                if on_cycle.is_empty() {
-                    break;
-                }
-                let mut prev = vec![usize::MAX; n];
-                let mut seen = done.clone();
-                let mut queue: std::collections::VecDeque<usize> = order.iter().copied().collect();
-                let mut reached = None;
-                'walk: while let Some(x) = queue.pop_front() {
-                    for &(y, _) in &vadj[x] {
-                        if !seen[y] {
-                            seen[y] = true;
-                            prev[y] = x;
-                            if on_cycle.contains(&y) {
-                                reached = Some(y);
-                                break 'walk;
-                            }
-                            queue.push_back(y);
-                        }
-                    }
-                }
-                let Some(end) = reached else { break };
-                let mut path = vec![end];
-                let mut x = prev[end];
-                while x != usize::MAX && !done[x] {
-                    path.push(x);
-                    x = prev[x];
-                }
-                for &r in path.iter().rev() {
-                    push(r, &mut order, &mut done);
-                }
-                continue;
-            };
-            used[ci] = true;
-            let cyc = cycles[ci].clone();
-            let m = cyc.len();
-            let label = format!(
-                " in the loop of {}",
-                cyc.iter()
-                    .map(|&r| format!("`{}`", name(r)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            for &r in &cyc {
-                if !done[r] && self.composite_of[r].is_empty() {
-                    self.composite_of[r] = label.clone();
-                }
-            }
-            if order.is_empty() {
-                // The first loop: from its best-connected room, both arms alternately.
-                let start = (0..m)
-                    .max_by_key(|&i| (vadj[cyc[i]].len(), m - i))
-                    .unwrap_or(0);
-                let seq: Vec<usize> = (0..m).map(|i| cyc[(start + i) % m]).collect();
-                push(seq[0], &mut order, &mut done);
-                for r in self.ear_order(&vadj, seq[0], &seq[1..], seq[0]) {
-                    push(r, &mut order, &mut done);
-                }
-                continue;
-            }
-            // Ears: runs of unplaced rooms between placed ones, each from both ends.
-            let Some(anchor) = (0..m).find(|&i| done[cyc[i]]) else {
-                continue;
-            };
-            let seq: Vec<usize> = (0..m).map(|i| cyc[(anchor + i) % m]).collect();
-            let mut i = 1;
-            while i < m {
-                if done[seq[i]] {
-                    i += 1;
-                    continue;
-                }
-                let mut j = i;
-                while j < m && !done[seq[j]] {
-                    j += 1;
-                }
-                let right = seq[j % m];
-                for r in self.ear_order(&vadj, seq[i - 1], &seq[i..j], right) {
-                    push(r, &mut order, &mut done);
-                }
-                i = j;
-            }
-        }
         // Trees: breadth first from what is placed.
         if order.is_empty() {
             let root = real
@@ -829,6 +892,7 @@ impl Planner {
                 earlier,
                 pull: far.iter().any(|&(_, _, hops)| hops <= 2),
                 targets: far,
+                keep_out: std::mem::take(&mut keep_out[r]),
             });
         }
         let mut step_of = pos.clone();
@@ -1457,6 +1521,15 @@ impl Planner {
                 }
             }
         }
+        // An ear closed: the rooms it was to leave outside must still reach the outside.
+        if self.steps[i]
+            .keep_out
+            .iter()
+            .any(|&q| !self.reaches_out(st, q))
+        {
+            self.unplace(st, room, keep, &extra);
+            return Err((1, None));
+        }
         // Forward check: no placed room near what was just placed may be left without a free
         // spot for a neighbour it must still touch.
         if self.big
@@ -1466,6 +1539,70 @@ impl Planner {
             return Err((1, Some(q)));
         }
         Ok(extra)
+    }
+
+    /// Whether placed room `q` still has free cells beside it that lead out of the area
+    /// taken so far, or that open onto a space big enough for what must still hang off it
+    /// (`OPEN_CELLS` cells; so the test stays local on big levels).
+    fn reaches_out(&self, st: &State, q: usize) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
+        let env = st.index.root().envelope();
+        let (lo, hi) = (env.lower(), env.upper());
+        let nrooms = st.placed.len();
+        let free = |c: Point| -> bool {
+            !st.index.locate_all_at_point([c.x, c.y]).any(|e| {
+                let id = e.data as usize;
+                if id < nrooms {
+                    st.placed[id].is_some_and(|(s, p)| {
+                        self.set.shapes[s as usize]
+                            .mask
+                            .inside(c.x - p.x, c.y - p.y)
+                    })
+                } else {
+                    st.corridors[id - nrooms].occupied.binary_search(&c).is_ok()
+                }
+            })
+        };
+        let mask = &self.set.shapes[qs as usize].mask;
+        let mut seen: std::collections::HashSet<Point> = Default::default();
+        let mut queue: std::collections::VecDeque<Point> = Default::default();
+        let steps = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+        for y in 0..mask.height {
+            for x in 0..mask.width {
+                if !mask.inside(x, y) {
+                    continue;
+                }
+                for (dx, dy) in steps {
+                    let (ox, oy) = (x + dx, y + dy);
+                    if mask.inside(ox, oy) {
+                        continue;
+                    }
+                    let c = Point::new(qp.x + ox, qp.y + oy);
+                    if seen.insert(c) && free(c) {
+                        queue.push_back(c);
+                    }
+                }
+            }
+        }
+        let mut open = 0;
+        while let Some(c) = queue.pop_front() {
+            if c.x < lo[0] || c.y < lo[1] || c.x > hi[0] || c.y > hi[1] {
+                return true;
+            }
+            open += 1;
+            if open >= OPEN_CELLS {
+                return true;
+            }
+            for (dx, dy) in steps {
+                let d = Point::new(c.x + dx, c.y + dy);
+                if seen.insert(d) && free(d) {
+                    queue.push_back(d);
+                }
+            }
+        }
+        false
     }
 
     /// A placed room near `room` (or `room` itself, or near a corridor routed since `keep`)
@@ -2153,6 +2290,47 @@ pub(crate) fn outline_gap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u32 {
     best
 }
 
+/// How many unplaced rooms reach the placed part only through one unplaced room of
+/// `cycle` (they hang off that room; parts joined to two of them are later ears).
+fn hanging(vadj: &[Vec<(usize, Edge)>], done: &[bool], cycle: &[usize]) -> usize {
+    let n = vadj.len();
+    let mut mark = vec![0u8; n]; // 1: on the run, 2: seen
+    for &r in cycle {
+        if !done[r] {
+            mark[r] = 1;
+        }
+    }
+    let mut total = 0;
+    for &r in cycle {
+        if done[r] {
+            continue;
+        }
+        for &(start, _) in &vadj[r] {
+            if done[start] || mark[start] != 0 {
+                continue;
+            }
+            mark[start] = 2;
+            let mut stack = vec![start];
+            let (mut size, mut free) = (0, false);
+            while let Some(x) = stack.pop() {
+                size += 1;
+                for &(y, _) in &vadj[x] {
+                    if done[y] || (mark[y] == 1 && y != r) {
+                        free = true;
+                    } else if mark[y] == 0 {
+                        mark[y] = 2;
+                        stack.push(y);
+                    }
+                }
+            }
+            if !free {
+                total += size;
+            }
+        }
+    }
+    total
+}
+
 /// For every room, how many rooms reach `root` only through it (the parts hanging off it, as
 /// the block-cut tree sees them from `root`). Iterative depth-first search with low links.
 fn hanging_weights(vadj: &[Vec<(usize, Edge)>], root: usize) -> Vec<usize> {
@@ -2190,78 +2368,4 @@ fn hanging_weights(vadj: &[Vec<(usize, Edge)>], root: usize) -> Vec<usize> {
         }
     }
     hang
-}
-
-/// The cheapest run of unplaced rooms joining two different placed rooms (cost: the sum of
-/// its rooms' costs), as `(start, run, end)`. A Dijkstra search keeping, for every room, the
-/// two cheapest ways in from two different placed rooms; the run passes through the room
-/// where the two add up to the least.
-fn lightest_ear(
-    vadj: &[Vec<(usize, Edge)>],
-    done: &[bool],
-    cost: &[u64],
-) -> Option<(usize, Vec<usize>, usize)> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let n = vadj.len();
-    // Per room, up to two labels: (distance, source, previous (room, label slot)).
-    type Label = (u64, usize, (usize, u8));
-    let mut labels: Vec<[Option<Label>; 2]> = vec![[None, None]; n];
-    // (distance, room, source, previous room, previous label slot)
-    type Queued = Reverse<(u64, usize, usize, usize, u8)>;
-    let mut heap: BinaryHeap<Queued> = BinaryHeap::new();
-    for p in 0..n {
-        if !done[p] {
-            continue;
-        }
-        for &(u, _) in &vadj[p] {
-            if !done[u] {
-                heap.push(Reverse((cost[u], u, p, p, u8::MAX)));
-            }
-        }
-    }
-    while let Some(Reverse((d, u, src, prev, prev_slot))) = heap.pop() {
-        let slot = match labels[u] {
-            [None, _] => 0,
-            [Some((_, s0, _)), None] if s0 != src => 1,
-            _ => continue,
-        };
-        labels[u][slot] = Some((d, src, (prev, prev_slot)));
-        for &(v, _) in &vadj[u] {
-            if !done[v] {
-                heap.push(Reverse((d + cost[v], v, src, u, slot as u8)));
-            }
-        }
-    }
-    let mut best: Option<(u64, usize)> = None;
-    for u in 0..n {
-        if let [Some((d0, _, _)), Some((d1, _, _))] = labels[u] {
-            let total = d0 + d1 - cost[u];
-            if best.is_none_or(|(b, _)| total < b) {
-                best = Some((total, u));
-            }
-        }
-    }
-    let (_, mid) = best?;
-    // Walks a label back to its source: the rooms from `mid` outwards, and the source.
-    let walk = |slot: u8| -> (Vec<usize>, usize) {
-        let mut rooms = Vec::new();
-        let (mut x, mut s) = (mid, slot);
-        loop {
-            let (_, src, (prev, prev_slot)) = labels[x][s as usize].expect("labelled");
-            rooms.push(x);
-            if prev_slot == u8::MAX {
-                return (rooms, src);
-            }
-            (x, s) = (prev, prev_slot);
-        }
-    };
-    let (mut left, a) = walk(0);
-    let (right, b) = walk(1);
-    left.reverse();
-    left.extend(right.into_iter().skip(1));
-    let mut seen = left.clone();
-    seen.sort_unstable();
-    seen.dedup();
-    (seen.len() == left.len() && a != b).then_some((a, left, b))
 }

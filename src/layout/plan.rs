@@ -420,13 +420,17 @@ impl Planner {
             .iter()
             .map(|st| {
                 format!(
-                    "{} <- [{}] targets {:?} pull {}\n",
+                    "{} <- [{}] keep out {:?} targets {:?} pull {}\n",
                     self.problem.rooms[st.room].name,
                     st.earlier
                         .iter()
                         .map(|&(nb, _)| self.problem.rooms[nb].name.clone())
                         .collect::<Vec<_>>()
                         .join(","),
+                    st.keep_out
+                        .iter()
+                        .map(|&r| self.problem.rooms[r].name.as_str())
+                        .collect::<Vec<_>>(),
                     st.targets
                         .iter()
                         .map(|&(t, r, h)| (self.problem.rooms[t].name.clone(), r, h))
@@ -834,6 +838,7 @@ impl Planner {
                 }
             }
         }
+        let sequence = order;
         let order = promoted;
         if order.len() != real.len() {
             let missing: Vec<String> = real
@@ -852,6 +857,26 @@ impl Planner {
         let mut pos = vec![usize::MAX; n];
         for (i, &r) in order.iter().enumerate() {
             pos[r] = i;
+        }
+        // A room moved ahead of an ear's last room (it had two placed neighbours) is placed
+        // when the ear closes: if it still waits for a neighbour, it must stay outside too.
+        let mut was = vec![usize::MAX; n];
+        for (i, &r) in sequence.iter().enumerate() {
+            was[r] = i;
+        }
+        for &r in &order {
+            if keep_out[r].is_empty() {
+                continue;
+            }
+            let ahead = order[..pos[r]]
+                .iter()
+                .copied()
+                .filter(|&x| was[x] > was[r] && vadj[x].iter().any(|&(y, _)| pos[y] > pos[r]));
+            let mut list: Vec<usize> = keep_out[r].iter().copied().chain(ahead).collect();
+            list.retain(|&x| pos[x] <= pos[r]);
+            list.sort_unstable();
+            list.dedup();
+            keep_out[r] = list;
         }
         let span: Vec<u32> = (0..n)
             .map(|r| {

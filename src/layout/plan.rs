@@ -133,8 +133,9 @@ struct Sequence {
     keep_out: Vec<Vec<usize>>,
     /// Per room: the loop it was placed in, for error messages.
     labels: Vec<String>,
-    /// What the ears shut in: rooms later rooms must reach (a lot each) and rooms hanging
-    /// off the rooms shut in; then the rooms shut in.
+    /// What the ears shut in: rooms later rooms must reach (a lot each), rooms shut in by
+    /// ears without a link that may become a corridor (much each), rooms hanging off the
+    /// rooms shut in; then the rooms shut in.
     shut: (u64, u64),
 }
 
@@ -717,8 +718,9 @@ impl Planner {
     /// then the lightest (a room's weight is 1 plus what hangs off it, rooms that reach the
     /// first room only through it), so runs carrying big subtrees come last and go round the
     /// outside instead of being shut inside a loop. Where the order must shut rooms with rooms
-    /// hanging off them inside a loop, the shortest few loops are tried first instead and the
-    /// order that shuts in least is kept. Each ear grows from both ends.
+    /// hanging off them inside a loop (or shut rooms in with an ear whose links must all be
+    /// contacts), the shortest few loops are tried first instead and the order that shuts in
+    /// least is kept. Each ear grows from both ends.
     fn order(&mut self) -> Result<(), LayoutError> {
         let n = self.problem.rooms.len();
         let vadj = self.virtual_adjacency();
@@ -776,8 +778,8 @@ impl Planner {
         }
         cycles.sort_by_key(|c| c.len());
         let mut seq = self.sequence(&vadj, &cycles, None);
-        // Where a loop must shut in rooms with rooms hanging off them, another first loop
-        // may need less: try the shortest few.
+        // Where a loop must shut in rooms with rooms hanging off them (or an ear of contacts
+        // only must shut rooms in), another first loop may need less: try the shortest few.
         if seq.shut.0 > 0 {
             for c in 1..cycles.len().min(FIRST_LOOPS) {
                 let other = self.sequence(&vadj, &cycles, Some(c));

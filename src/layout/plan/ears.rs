@@ -16,8 +16,8 @@ use super::Edge;
 /// The cost of shutting in a room that a later ear still has to reach.
 const SHUT: u64 = 1 << 24;
 
-/// The cost of shutting in rooms with rooms hanging off them with an ear whose links must all
-/// be contacts: its rooms alone must go round what it shuts in.
+/// The cost of shutting in rooms with an ear whose links must all be contacts: its rooms alone
+/// must fit exactly round what it shuts in, where a corridor could go round at its own length.
 const RIGID: u64 = 1 << 16;
 
 /// The outer boundary of the rooms placed so far, as a closed walk: a room where parts meet
@@ -285,7 +285,7 @@ pub(super) fn choose(
             .chain(run.iter().copied())
             .zip(run.iter().copied().chain([b]))
             .any(|(u, v)| relaxable(u, v));
-        if rigid && side.0.0 > 0 {
+        if rigid && side.0 != (0, 0) {
             side.0.0 += RIGID;
         }
         let key = (side.0.0, ear_cost, side.0.1, a, b);
@@ -411,8 +411,8 @@ mod tests {
 
     /// Ears across an edge of the outline (rooms 5 and 6) shut nothing in and go before ear
     /// 0-4-2, which would shut in 1 or 3 while they still wait for theirs. Once it is the
-    /// last, it shuts in two rooms either way; with a room hanging off each side, it costs
-    /// more if none of its links may become a corridor.
+    /// last, it shuts in two rooms either way (and a room hanging off them, once rooms hang
+    /// off both sides), and costs more if none of its links may become a corridor.
     #[test]
     fn ears_that_shut_nothing_in_go_first() {
         let links = [
@@ -446,7 +446,8 @@ mod tests {
                 .unwrap()
                 .shut
         };
-        assert_eq!(last(&vadj, &done, false), (0, 2));
+        assert_eq!(last(&vadj, &done, true), (0, 2));
+        assert_eq!(last(&vadj, &done, false), (RIGID, 2));
         let mut links = links.to_vec();
         links.extend([(1, 7), (3, 8)]);
         let vadj = adjacency(9, &links);

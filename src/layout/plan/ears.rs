@@ -16,8 +16,9 @@ use super::Edge;
 /// The cost of shutting in a room that a later ear still has to reach.
 const SHUT: u64 = 1 << 24;
 
-/// The cost of shutting in rooms with an ear whose links must all be contacts: its rooms alone
-/// must fit exactly round what it shuts in, where a corridor could go round at its own length.
+/// The cost of shutting in rooms with an ear whose links must all be contacts and that has no
+/// more rooms than it shuts in (with what hangs off them): its rooms alone must fit exactly
+/// round them, where a corridor could go round at its own length.
 const RIGID: u64 = 1 << 16;
 
 /// The outer boundary of the rooms placed so far, as a closed walk: a room where parts meet
@@ -285,7 +286,7 @@ pub(super) fn choose(
             .chain(run.iter().copied())
             .zip(run.iter().copied().chain([b]))
             .any(|(u, v)| relaxable(u, v));
-        if rigid && side.0 != (0, 0) {
+        if rigid && side.0 != (0, 0) && side.0.0 + side.0.1 >= run.len() as u64 {
             side.0.0 += RIGID;
         }
         let key = (side.0.0, ear_cost, side.0.1, a, b);

@@ -150,6 +150,40 @@ pub(crate) fn route(
     None
 }
 
+/// The cells of the window from `min` (included) to `max` (excluded) that rooms or corridor
+/// paths cover, row by row.
+pub(crate) fn solid_window(planner: &Planner, st: &State, min: Point, max: Point) -> Vec<bool> {
+    let (w, h) = (max.x - min.x, max.y - min.y);
+    let mut solid = vec![false; (w * h) as usize];
+    let env = AABB::from_corners([min.x, min.y], [max.x - 1, max.y - 1]);
+    let nrooms = st.placed.len() as u32;
+    let mut mark = |p: Point| {
+        if p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y {
+            solid[((p.y - min.y) * w + (p.x - min.x)) as usize] = true;
+        }
+    };
+    for e in st.index.locate_in_envelope_intersecting(env) {
+        if e.data < nrooms {
+            let Some((s, q)) = st.placed[e.data as usize] else {
+                continue;
+            };
+            let m = &planner.shape(s).mask;
+            for y in q.y.max(min.y)..(q.y + m.height).min(max.y) {
+                for x in q.x.max(min.x)..(q.x + m.width).min(max.x) {
+                    if m.inside(x - q.x, y - q.y) {
+                        mark(Point::new(x, y));
+                    }
+                }
+            }
+        } else {
+            for &c in &st.corridors[(e.data - nrooms) as usize].cells {
+                mark(c);
+            }
+        }
+    }
+    solid
+}
+
 /// A* from the cell outside one door to the cell outside the other.
 fn search(
     planner: &Planner,
@@ -166,33 +200,7 @@ fn search(
     let min = Point::new(oa.x.min(ob.x) - PAD, oa.y.min(ob.y) - PAD);
     let max = Point::new(oa.x.max(ob.x) + PAD + 1, oa.y.max(ob.y) + PAD + 1);
     let (w, h) = (max.x - min.x, max.y - min.y);
-    let mut solid = vec![false; (w * h) as usize];
-    let env = AABB::from_corners([min.x, min.y], [max.x - 1, max.y - 1]);
-    let nrooms = st.placed.len() as u32;
-    let mark = |p: Point, solid: &mut Vec<bool>| {
-        if p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y {
-            solid[((p.y - min.y) * w + (p.x - min.x)) as usize] = true;
-        }
-    };
-    for e in st.index.locate_in_envelope_intersecting(env) {
-        if e.data < nrooms {
-            let Some((s, q)) = st.placed[e.data as usize] else {
-                continue;
-            };
-            let m = &planner.shape(s).mask;
-            for y in q.y.max(min.y)..(q.y + m.height).min(max.y) {
-                for x in q.x.max(min.x)..(q.x + m.width).min(max.x) {
-                    if m.inside(x - q.x, y - q.y) {
-                        mark(Point::new(x, y), &mut solid);
-                    }
-                }
-            }
-        } else {
-            for &c in &st.corridors[(e.data - nrooms) as usize].cells {
-                mark(c, &mut solid);
-            }
-        }
-    }
+    let solid = solid_window(planner, st, min, max);
     let solid_at = |p: Point| -> bool {
         p.x < min.x
             || p.y < min.y

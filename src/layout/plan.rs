@@ -22,8 +22,9 @@ mod anneal;
 mod assemble;
 mod ears;
 
-/// Free cells round a room that count as open space for what must still hang off it.
-const OPEN_CELLS: usize = 4096;
+/// How far from a room its free cells must lead to count as open space for what must still
+/// hang off it (more than the biggest room of most levels).
+const OPEN_REACH: i32 = 20;
 
 /// How many first loops are tried when the order must shut rooms inside a loop.
 const FIRST_LOOPS: usize = 12;
@@ -1568,33 +1569,22 @@ impl Planner {
         Ok(extra)
     }
 
-    /// Whether placed room `q` still has free cells beside it that lead out of the area
-    /// taken so far, or that open onto a space big enough for what must still hang off it
-    /// (`OPEN_CELLS` cells; so the test stays local on big levels).
+    /// Whether placed room `q` still has free cells beside it that lead [`OPEN_REACH`] cells
+    /// away from it (out of what is placed, or into a space big enough for what must still
+    /// hang off it): a flood fill over the cells round it.
     fn reaches_out(&self, st: &State, q: usize) -> bool {
         let Some((qs, qp)) = st.placed[q] else {
             return true;
         };
-        let env = st.index.root().envelope();
-        let (lo, hi) = (env.lower(), env.upper());
-        let nrooms = st.placed.len();
-        let free = |c: Point| -> bool {
-            !st.index.locate_all_at_point([c.x, c.y]).any(|e| {
-                let id = e.data as usize;
-                if id < nrooms {
-                    st.placed[id].is_some_and(|(s, p)| {
-                        self.set.shapes[s as usize]
-                            .mask
-                            .inside(c.x - p.x, c.y - p.y)
-                    })
-                } else {
-                    st.corridors[id - nrooms].occupied.binary_search(&c).is_ok()
-                }
-            })
-        };
+        let r = self.rect_of(qs, qp);
+        let min = Point::new(r.min.x - OPEN_REACH, r.min.y - OPEN_REACH);
+        let max = Point::new(r.max.x + OPEN_REACH, r.max.y + OPEN_REACH);
+        let w = max.x - min.x;
+        let mut seen = corridor::solid_window(self, st, min, max);
+        let at = |x: i32, y: i32| ((y - min.y) * w + (x - min.x)) as usize;
+        // Start from the free cells just outside the room's mask.
         let mask = &self.set.shapes[qs as usize].mask;
-        let mut seen: std::collections::HashSet<Point> = Default::default();
-        let mut queue: std::collections::VecDeque<Point> = Default::default();
+        let mut stack: Vec<(i32, i32)> = Vec::new();
         let steps = [(1, 0), (-1, 0), (0, 1), (0, -1)];
         for y in 0..mask.height {
             for x in 0..mask.width {
@@ -1602,30 +1592,23 @@ impl Planner {
                     continue;
                 }
                 for (dx, dy) in steps {
-                    let (ox, oy) = (x + dx, y + dy);
-                    if mask.inside(ox, oy) {
-                        continue;
-                    }
-                    let c = Point::new(qp.x + ox, qp.y + oy);
-                    if seen.insert(c) && free(c) {
-                        queue.push_back(c);
+                    let (cx, cy) = (qp.x + x + dx, qp.y + y + dy);
+                    if !mask.inside(x + dx, y + dy) && !seen[at(cx, cy)] {
+                        seen[at(cx, cy)] = true;
+                        stack.push((cx, cy));
                     }
                 }
             }
         }
-        let mut open = 0;
-        while let Some(c) = queue.pop_front() {
-            if c.x < lo[0] || c.y < lo[1] || c.x > hi[0] || c.y > hi[1] {
-                return true;
-            }
-            open += 1;
-            if open >= OPEN_CELLS {
+        while let Some((x, y)) = stack.pop() {
+            if x == min.x || y == min.y || x == max.x - 1 || y == max.y - 1 {
                 return true;
             }
             for (dx, dy) in steps {
-                let d = Point::new(c.x + dx, c.y + dy);
-                if seen.insert(d) && free(d) {
-                    queue.push_back(d);
+                let (nx, ny) = (x + dx, y + dy);
+                if !seen[at(nx, ny)] {
+                    seen[at(nx, ny)] = true;
+                    stack.push((nx, ny));
                 }
             }
         }

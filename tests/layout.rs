@@ -470,6 +470,18 @@ fn big_levels_take_a_time_budget() {
     assert_eq!(check(&p, &layout), Ok(()));
 }
 
+/// Lays `p` out with 20 attempts for seeds `0..seeds`: every layout valid, and the same
+/// twice.
+fn lays_out_every_seed(mut p: LayoutProblem, seeds: u64) {
+    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
+    let planner = Planner::new(p.clone()).unwrap();
+    for seed in 0..seeds {
+        let layout = planner.layout(seed).unwrap();
+        assert_eq!(check(&p, &layout), Ok(()), "seed {seed}");
+        assert_eq!(layout.to_json(), planner.layout(seed).unwrap().to_json());
+    }
+}
+
 /// Six rooms linked as K3,3 less one link: the 4-cycle `a0 b0 a1 b1` splits the plane, and the
 /// two rooms left (`a2`, joined to `b0` and `b1`; `b2`, joined to `a0` and `a1`) must lie on
 /// either side of it, so one of them sits inside the loop: a layout needs a hole. The
@@ -489,13 +501,7 @@ fn a_loop_drawn_round_a_room_lays_out() {
             }
         }
     }
-    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
-    let planner = Planner::new(p.clone()).unwrap();
-    for seed in 0..8 {
-        let layout = planner.layout(seed).unwrap();
-        assert_eq!(check(&p, &layout), Ok(()), "seed {seed}");
-        assert_eq!(layout.to_json(), planner.layout(seed).unwrap().to_json());
-    }
+    lays_out_every_seed(p, 8);
 }
 
 /// A level-like graph that needs a hole (the shape of the scale benchmark's failures): a hall
@@ -546,13 +552,7 @@ fn a_ring_closes_round_rooms_placed_first() {
         let realise = Realise::ContactOrPath { min: 4, max: 30 };
         p.links.push(LinkSpec::new(at(a), at(b), realise));
     }
-    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
-    let planner = Planner::new(p.clone()).unwrap();
-    for seed in 0..8 {
-        let layout = planner.layout(seed).unwrap();
-        assert_eq!(check(&p, &layout), Ok(()), "seed {seed}");
-        assert_eq!(layout.to_json(), planner.layout(seed).unwrap().to_json());
-    }
+    lays_out_every_seed(p, 8);
 }
 
 /// Three paths of one room between `s` and `t`, each middle room with rooms hanging off it, all

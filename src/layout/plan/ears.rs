@@ -371,14 +371,25 @@ pub(super) fn choose(
 mod tests {
     use super::*;
 
+    type Adjacency = Vec<Vec<(usize, Edge)>>;
+
     /// Adjacency lists for `links`, every link its own `Edge::Link`.
-    fn adjacency(n: usize, links: &[(usize, usize)]) -> Vec<Vec<(usize, Edge)>> {
+    fn adjacency(n: usize, links: &[(usize, usize)]) -> Adjacency {
         let mut vadj = vec![Vec::new(); n];
         for (l, &(a, b)) in links.iter().enumerate() {
             vadj[a].push((b, Edge::Link(l)));
             vadj[b].push((a, Edge::Link(l)));
         }
         vadj
+    }
+
+    /// `n` rooms joined by `links`, the ring 0-1-2-3 placed: adjacency, placed rooms, outline.
+    fn ring_placed(n: usize, links: &[(usize, usize)]) -> (Adjacency, Vec<bool>, Outline) {
+        let mut done = vec![false; n];
+        done[..4].fill(true);
+        let mut outline = Outline::default();
+        outline.open_cycle(&[0, 1, 2, 3]);
+        (adjacency(n, links), done, outline)
     }
 
     /// A placed ring 0-1-2-3 and an ear 0-4-2 that must shut in 1 or 3: room 1 has one room
@@ -397,11 +408,7 @@ mod tests {
             (3, 6),
             (6, 7),
         ];
-        let vadj = adjacency(8, &links);
-        let mut done = vec![false; 8];
-        done[..4].fill(true);
-        let mut outline = Outline::default();
-        outline.open_cycle(&[0, 1, 2, 3]);
+        let (vadj, done, mut outline) = ring_placed(8, &links);
         let ear = choose(&vadj, &done, &[1; 8], &mut outline, &|_, _| true).unwrap();
         assert_eq!((ear.a, ear.run.as_slice(), ear.b), (0, &[4][..], 2));
         assert_eq!(ear.inside_first, vec![5]);
@@ -428,11 +435,7 @@ mod tests {
             (0, 6),
             (6, 1),
         ];
-        let vadj = adjacency(7, &links);
-        let mut done = vec![false; 7];
-        done[..4].fill(true);
-        let mut outline = Outline::default();
-        outline.open_cycle(&[0, 1, 2, 3]);
+        let (vadj, done, mut outline) = ring_placed(7, &links);
         let ear = choose(&vadj, &done, &[1; 7], &mut outline, &|_, _| false).unwrap();
         assert_eq!(ear.shut, (0, 0));
         assert_eq!(ear.keep_out, Vec::<usize>::new());

@@ -6,10 +6,12 @@
 //! can take nothing more from outside: a later ear that must reach it fails, and rooms
 //! hanging off it must fit in the hole. [`Outline`] follows the outer boundary of the rooms
 //! placed so far, as the order is built, and [`choose`] takes the ear whose cheaper side
-//! shuts in the least: first what later ears still need (never, if it can help it), then the
-//! rooms hanging off the rooms shut in, then the ear's own weight (the lightest ear, as
-//! before). Rooms hanging off the rooms shut in are placed just before the ear, so the ear
-//! (and its corridor, if it may have one) goes round them.
+//! shuts in the least: first what later ears still need (never, if it can help it), then
+//! rooms shut in by a short ear of touching rooms only, then the rooms hanging off the rooms
+//! shut in; then the ear's own weight (the lightest ear, as before), then how many rooms it
+//! shuts in. Rooms hanging off the rooms shut in are placed just before the ear, so the ear
+//! (and its corridor, if it may have one) goes round them; the ear's last room is told which
+//! placed rooms must stay outside ([`Ear::keep_out`]).
 
 use super::Edge;
 
@@ -40,8 +42,9 @@ pub(super) struct Ear {
     pub inside_first: Vec<usize>,
     /// Placed rooms on the side the ear leaves outside that later rooms must still reach.
     pub keep_out: Vec<usize>,
-    /// What the ear shuts in: rooms later rooms must still reach ([`SHUT`] each) plus the
-    /// rooms hanging off the rooms shut in; and how many rooms it shuts in.
+    /// What the ear shuts in: rooms later rooms must still reach ([`SHUT`] each), [`RIGID`]
+    /// if a short ear of touching rooms shuts rooms in, plus the rooms hanging off the rooms
+    /// shut in; and how many rooms it shuts in.
     pub shut: (u64, u64),
 }
 
@@ -216,7 +219,8 @@ fn candidates(
 }
 
 /// The next ear, and the outline once it is placed; `None` when no run of unplaced rooms
-/// joins two placed rooms.
+/// joins two placed rooms. `cost` weighs each room (1 plus what hangs off it); `relaxable`
+/// says whether the link between two rooms may become a corridor.
 pub(super) fn choose(
     vadj: &[Vec<(usize, Edge)>],
     done: &[bool],

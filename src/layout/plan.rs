@@ -841,7 +841,7 @@ impl Planner {
                 }
             }
         }
-        let sequence = order;
+        let planned = order;
         let order = promoted;
         if order.len() != real.len() {
             let missing: Vec<String> = real
@@ -864,7 +864,7 @@ impl Planner {
         // A room moved ahead of an ear's last room (it had two placed neighbours) is placed
         // when the ear closes: if it still waits for a neighbour, it must stay outside too.
         let mut was = vec![usize::MAX; n];
-        for (i, &r) in sequence.iter().enumerate() {
+        for (i, &r) in planned.iter().enumerate() {
             was[r] = i;
         }
         for &r in &order {

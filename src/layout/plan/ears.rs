@@ -66,12 +66,6 @@ impl Outline {
 
     /// A path of rooms placed out from room `at`: the boundary runs out along it and back.
     pub(super) fn open_path(&mut self, at: usize, path: &[usize]) {
-        if path.is_empty() {
-            return;
-        }
-        if self.walk.is_empty() {
-            self.walk.push(at);
-        }
         let Some(pos) = self.walk.iter().position(|&r| r == at) else {
             return;
         };

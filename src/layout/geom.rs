@@ -416,11 +416,11 @@ impl Mask {
 }
 
 impl Point {
-    fn max_each(self, o: Point) -> Point {
+    pub(crate) fn max_each(self, o: Point) -> Point {
         Point::new(self.x.max(o.x), self.y.max(o.y))
     }
 
-    fn min_each(self, o: Point) -> Point {
+    pub(crate) fn min_each(self, o: Point) -> Point {
         Point::new(self.x.min(o.x), self.y.min(o.y))
     }
 }

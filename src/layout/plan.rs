@@ -1579,6 +1579,15 @@ impl Planner {
         let r = self.rect_of(qs, qp);
         let min = Point::new(r.min.x - OPEN_REACH, r.min.y - OPEN_REACH);
         let max = Point::new(r.max.x + OPEN_REACH, r.max.y + OPEN_REACH);
+        self.open_to_edge(st, q, min, max)
+    }
+
+    /// Whether the free cells round placed room `q` lead to the edge of the window from `min`
+    /// to `max` (exclusive), which must hold the room with a cell to spare on every side.
+    fn open_to_edge(&self, st: &State, q: usize, min: Point, max: Point) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
         let w = max.x - min.x;
         let mut seen = corridor::solid_window(self, st, min, max);
         let at = |x: i32, y: i32| ((y - min.y) * w + (x - min.x)) as usize;
@@ -2131,6 +2140,10 @@ impl Planner {
     }
 }
 
+/// Per transformation (in `Transform::ALL`'s order), the shape a shape turns into and the
+/// corner it lands at (see `ShapeSet::turn_table`).
+type Turned = [Option<(u32, Point)>; 8];
+
 /// Room templates compiled under their transformations into shapes, with the configuration
 /// spaces between pairs of shapes: every offset at which one shape touches another with two
 /// doors meeting. Built once per template list and shared by planners
@@ -2138,6 +2151,10 @@ impl Planner {
 #[derive(Debug, Clone)]
 pub struct ShapeSet {
     names: Vec<String>,
+    /// Per shape, per transformation (in `Transform::ALL`'s order): the shape of the same
+    /// template it turns into, and where that shape's box corner lands relative to the
+    /// turned position (see `assemble`); filled when first needed.
+    turns: std::sync::OnceLock<Vec<Turned>>,
     shapes: Vec<Shape>,
     template_shapes: Vec<Vec<u32>>,
     spaces: Dense<Space>,
@@ -2190,6 +2207,7 @@ impl ShapeSet {
         }
         Ok(ShapeSet {
             names: templates.iter().map(|t| t.name.clone()).collect(),
+            turns: std::sync::OnceLock::new(),
             spaces: Dense::new(shapes.len(), 1),
             shapes,
             template_shapes,

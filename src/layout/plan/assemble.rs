@@ -17,9 +17,9 @@ use rand::Rng;
 use rstar::RTree;
 
 use super::super::corridor::Corridor;
-use super::super::geom::{Point, Rect};
+use super::super::geom::{Point, Rect, Transform, min_corner};
 use super::super::{Layout, LayoutError, LayoutProblem, RetryPolicy, Segment};
-use super::{BIG, Planner, State};
+use super::{BIG, Planner, ShapeSet, State};
 use crate::graph::bridge_flags;
 use crate::seed;
 
@@ -34,6 +34,12 @@ const PART_ANNEAL_RUNS: u32 = 2;
 const LAYOUTS_PER_PART: u32 = 4;
 /// Part placements an assembly attempt may undo, per part, before it gives up.
 const BACKTRACKS_PER_PART: usize = 8;
+/// Searches for a part's layout that leaves its stand-ins outside (the last is taken anyway).
+const STAND_IN_TRIES: u32 = 3;
+/// Failures of one part in one assembly attempt after which the search goes back to the part
+/// it hangs off (twice as many: to the part above that, and so on, up to the first part,
+/// which then tries another layout of itself).
+const ESCALATE: u32 = 8;
 /// Layouts kept per part; beyond that, they are used again in turn.
 const POOL: usize = 12;
 /// Free moves counted per waiting part (enough to tell the tight ones).
@@ -54,14 +60,18 @@ pub(super) struct Part {
 }
 
 /// Layouts of each part made so far in one call (a part's layout does not depend on the rest,
-/// so attempts share them).
+/// so attempts share them), each with its turned copies.
 struct Pool {
-    pieces: Vec<Vec<Piece>>,
+    pieces: Vec<Vec<Turns>>,
     /// How many layouts of each part were handed out.
     cursor: Vec<usize>,
     /// How many times each part's own search failed.
     failed: Vec<u32>,
 }
+
+/// A layout of a part turned every way its rooms' templates allow (see
+/// [`Planner::turned`]); the first is the layout as found.
+type Turns = std::rc::Rc<[Piece]>;
 
 /// One layout of a part, in the part's own coordinates.
 #[derive(Clone)]
@@ -77,8 +87,9 @@ struct Piece {
 /// The search's record of one part being placed.
 struct Frame {
     part: usize,
-    /// Moves of the part's piece, best first; those before `next` were tried.
-    moves: Vec<Point>,
+    /// Moves of the part's piece (which of its turns, and where), best first; those before
+    /// `next` were tried.
+    moves: Vec<(usize, Point)>,
     next: usize,
     /// Corridors placed before this part.
     corridors: usize,
@@ -87,12 +98,96 @@ struct Frame {
 }
 
 impl Piece {
+    /// Whether the two pieces are the same up to a move.
+    fn same_as(&self, other: &Piece) -> bool {
+        let t = other.placed[0].1 - self.placed[0].1;
+        self.placed.len() == other.placed.len()
+            && self.corridors.len() == other.corridors.len()
+            && self
+                .placed
+                .iter()
+                .zip(&other.placed)
+                .all(|(a, b)| a.0 == b.0 && a.1 + t == b.1)
+            && self.corridors.iter().zip(&other.corridors).all(|(a, b)| {
+                a.cells.len() == b.cells.len()
+                    && a.cells.iter().zip(&b.cells).all(|(&p, &q)| p + t == q)
+            })
+    }
+
     /// Its box moved by `t`.
     fn bbox_at(&self, t: Point) -> Rect {
         Rect {
             min: self.bbox.min + t,
             max: self.bbox.max + t,
         }
+    }
+}
+
+impl ShapeSet {
+    /// For each shape and transformation (in [`Transform::ALL`]'s order), the shape of the
+    /// same template that the shape turns into, and the corner `m` such that a room of the
+    /// shape at `p`, turned about the origin, is the found shape at `turn(p) + m`; `None`
+    /// where the template does not allow the turned shape.
+    fn turn_table(&self) -> &[super::Turned] {
+        self.turns.get_or_init(|| {
+            (0..self.shapes.len())
+                .map(|s| {
+                    let mut row = [None; 8];
+                    for (r, &tr) in Transform::ALL.iter().enumerate() {
+                        row[r] = self.turn_shape(s, tr);
+                    }
+                    row
+                })
+                .collect()
+        })
+    }
+
+    /// See [`ShapeSet::turn_table`].
+    fn turn_shape(&self, s: usize, tr: Transform) -> Option<(u32, Point)> {
+        let shape = &self.shapes[s];
+        let moved: Vec<Point> = shape.outline.iter().map(|&p| tr.apply(p)).collect();
+        let m = min_corner(&moved);
+        let (w, h) = (shape.mask.width, shape.mask.height);
+        // Doors turned, as (lower end, upper end, facing), with their kind and socket.
+        let key = |a: Point, b: Point, f| (a.min_each(b), a.max_each(b), f);
+        let mut doors: Vec<_> = shape
+            .doors
+            .iter()
+            .map(|d| {
+                let (a, b) = (tr.apply(d.a) - m, tr.apply(d.b) - m);
+                (key(a, b, tr.apply_dir(d.facing)), d.kind, &d.socket)
+            })
+            .collect();
+        doors.sort_by_key(|d| d.0);
+        self.template_shapes[shape.template]
+            .iter()
+            .copied()
+            .find(|&c| {
+                let cand = &self.shapes[c as usize];
+                if cand.mask.area != shape.mask.area || cand.doors.len() != doors.len() {
+                    return false;
+                }
+                let cells_match = (0..h).all(|y| {
+                    (0..w).all(|x| {
+                        let q = Point::new(x, y);
+                        !shape.mask.inside(x, y) || {
+                            let t = tr.apply(q).min_each(tr.apply(q + Point::new(1, 1))) - m;
+                            cand.mask.inside(t.x, t.y)
+                        }
+                    })
+                });
+                if !cells_match {
+                    return false;
+                }
+                let mut theirs: Vec<_> = cand
+                    .doors
+                    .iter()
+                    .map(|d| (key(d.a, d.b, d.facing), d.kind, &d.socket))
+                    .collect();
+                theirs.sort_by_key(|d| d.0);
+                theirs == doors
+            })
+            .map(|c| (c, m))
     }
 }
 
@@ -369,13 +464,16 @@ impl Planner {
             corridors: Vec::new(),
             witness: vec![None; self.problem.links.len()],
         };
-        let mut pieces: Vec<Option<Piece>> = (0..np).map(|_| None).collect();
+        let mut pieces: Vec<Option<Turns>> = (0..np).map(|_| None).collect();
         let mut layouts = vec![0u32; np];
         // Free moves of each waiting part (capped at COUNT_CAP); None: to be counted.
         let mut count: Vec<Option<usize>> = vec![None; np];
         let mut on = vec![false; np];
         let mut frames: Vec<Frame> = Vec::new();
         let mut backtracks = 0;
+        // Failures of each part in this attempt: a part that keeps failing sends the search
+        // further back (see ESCALATE).
+        let mut failed_here = vec![0u32; np];
         let mut part_of = vec![0usize; self.problem.rooms.len()];
         for (k, p) in parts.iter().enumerate() {
             for &r in &p.rooms {
@@ -384,7 +482,7 @@ impl Planner {
         }
         // A new layout for part `k`; false if its planner failed.
         let relayout = |k: usize,
-                        pieces: &mut Vec<Option<Piece>>,
+                        pieces: &mut Vec<Option<Turns>>,
                         pool: &mut Pool,
                         rng: &mut R,
                         why: &mut [Option<LayoutError>]| {
@@ -392,16 +490,36 @@ impl Planner {
             let have = pool.pieces[k].len();
             if have < POOL && pool.cursor[k] >= have {
                 let sub = &parts[k].planner;
-                let seed = rng.next_u64();
-                // Annealing (slower) only after the part's first failed search in this call.
-                let found = match sub.search(seed, None) {
-                    Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
-                        sub.anneal(seed, PART_ANNEAL_RUNS, None).map_err(|_| e)
+                // A layout that shuts a stand-in in leaves the part joined there no way out:
+                // search again (a few times, then take the first such layout).
+                let mut kept = None;
+                let mut tries = 0;
+                let found = loop {
+                    tries += 1;
+                    let seed = rng.next_u64();
+                    // Annealing (slower) only after the part's first failed search in this call.
+                    let got = match sub.search(seed, None) {
+                        Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
+                            sub.anneal(seed, PART_ANNEAL_RUNS, None).map_err(|_| e)
+                        }
+                        other => other,
+                    };
+                    match got {
+                        Ok(done)
+                            if tries < STAND_IN_TRIES
+                                && !self.stand_ins_out(&parts[k], &done.0) =>
+                        {
+                            kept.get_or_insert(done);
+                        }
+                        Err(e) => break kept.take().ok_or(e),
+                        ok => break ok,
                     }
-                    other => other,
                 };
                 match found {
-                    Ok((sub, _)) => pool.pieces[k].push(self.piece(&parts[k], sub)),
+                    Ok((sub, _)) => {
+                        let piece = self.piece(&parts[k], sub);
+                        pool.pieces[k].push(self.turned(piece));
+                    }
                     Err(e) => {
                         why[k] = Some(e);
                         pool.failed[k] += 1;
@@ -450,7 +568,7 @@ impl Planner {
                     }
                     let mut c = match (count[j], &pieces[j]) {
                         (Some(c), _) => c,
-                        (None, Some(piece)) => self.free_moves(&st, &parts[j], piece, COUNT_CAP),
+                        (None, Some(turns)) => self.free_moves(&st, &parts[j], turns, COUNT_CAP),
                         (None, None) => 0,
                     };
                     while c == 0 && layouts[j] < LAYOUTS_PER_PART {
@@ -478,7 +596,7 @@ impl Planner {
                 }
             }
             let moves = match &pieces[k] {
-                Some(piece) => self.moves(rng, &st, &parts[k], piece),
+                Some(turns) => self.moves(rng, &st, &parts[k], turns),
                 None => Vec::new(),
             };
             frames.push(Frame {
@@ -494,9 +612,9 @@ impl Planner {
                 let k = f.part;
                 let part = &parts[k];
                 while f.next < f.moves.len() {
-                    let t = f.moves[f.next];
+                    let (v, t) = f.moves[f.next];
                     f.next += 1;
-                    let piece = pieces[k].as_ref().expect("moves come with a piece");
+                    let piece = &pieces[k].as_ref().expect("moves come with a piece")[v];
                     if !self.fits(&st, part, piece, t) {
                         continue;
                     }
@@ -546,9 +664,9 @@ impl Planner {
                     f.next = 0;
                     f.moves.clear();
                     if relayout(k, &mut pieces, pool, rng, why)
-                        && let Some(piece) = &pieces[k]
+                        && let Some(turns) = &pieces[k]
                     {
-                        f.moves = self.moves(rng, &st, part, piece);
+                        f.moves = self.moves(rng, &st, part, turns);
                     }
                     continue;
                 }
@@ -556,6 +674,7 @@ impl Planner {
                 // (or the part its joint leads to), undoing the parts placed since; that part
                 // tries its next move.
                 fails[k] += 1;
+                failed_here[k] += 1;
                 layouts[k] = 0;
                 count[k] = None;
                 frames.pop();
@@ -563,10 +682,13 @@ impl Planner {
                     return None;
                 }
                 backtracks += 1;
-                let home = parts[k]
-                    .joint
-                    .map_or(usize::MAX, |(_, other, _)| part_of[other]);
-                let target = frames
+                let home_of = |j: usize| {
+                    parts[j]
+                        .joint
+                        .map_or(usize::MAX, |(_, other, _)| part_of[other])
+                };
+                let home = home_of(k);
+                let mut target = frames
                     .iter()
                     .rposition(|fr| {
                         fr.part == home
@@ -575,6 +697,20 @@ impl Planner {
                                 .is_some_and(|a| self.near(&st, &parts[k], pieces[k].as_ref(), a))
                     })
                     .unwrap_or(frames.len() - 1);
+                // A part that failed again and again: the parts placed near it were not the
+                // cause; move the part it hangs off (or one further up) instead.
+                let mut up = home;
+                for _ in 1..failed_here[k] / ESCALATE {
+                    if home_of(up) == usize::MAX {
+                        break;
+                    }
+                    up = home_of(up);
+                }
+                if failed_here[k] >= ESCALATE
+                    && let Some(f) = frames.iter().rposition(|fr| fr.part == up)
+                {
+                    target = target.min(f);
+                }
                 loop {
                     let last = frames.len() - 1;
                     let fr = &mut frames[last];
@@ -601,7 +737,7 @@ impl Planner {
         &self,
         st: &State,
         parts: &[Part],
-        pieces: &[Option<Piece>],
+        pieces: &[Option<Turns>],
         on: &[bool],
         count: &mut [Option<usize>],
         area: Rect,
@@ -613,8 +749,8 @@ impl Planner {
         }
     }
 
-    /// Whether part `part` (waiting, as `piece`) could reach `area` from its joint.
-    fn near(&self, st: &State, part: &Part, piece: Option<&Piece>, area: Rect) -> bool {
+    /// Whether part `part` (waiting, as `turns`) could reach `area` from its joint.
+    fn near(&self, st: &State, part: &Part, turns: Option<&Turns>, area: Rect) -> bool {
         let Some((_, other, _)) = part.joint else {
             return false;
         };
@@ -622,7 +758,8 @@ impl Planner {
             return false;
         };
         let a = self.rect_of(s, p);
-        let reach = piece.map_or(i32::MAX / 4, |pc| {
+        // Turning a piece keeps its longer side.
+        let reach = turns.and_then(|t| t.first()).map_or(i32::MAX / 4, |pc| {
             (pc.bbox.max.x - pc.bbox.min.x).max(pc.bbox.max.y - pc.bbox.min.y)
         }) + self.problem.min_distance as i32
             + 2;
@@ -651,21 +788,63 @@ impl Planner {
         Some((pa - pb, offsets))
     }
 
-    /// How many moves of the piece fit (up to `cap`).
-    fn free_moves(&self, st: &State, part: &Part, piece: &Piece, cap: usize) -> usize {
-        let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
+    /// How many moves of the piece, turned any way, fit (up to `cap`).
+    fn free_moves(&self, st: &State, part: &Part, turns: &[Piece], cap: usize) -> usize {
+        let Some((_, _, own)) = part.joint else {
             return cap;
         };
         let mut c = 0;
-        for &o in offsets {
-            if self.fits(st, part, piece, base + o) {
-                c += 1;
-                if c >= cap {
-                    break;
+        // Turns whose joint room has the same shape share its free positions.
+        let mut free: Vec<(u32, Vec<Point>)> = Vec::new();
+        for piece in turns {
+            let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
+                return cap;
+            };
+            let (sb, pb) = piece.placed[own];
+            let at = free.iter().position(|f| f.0 == sb).unwrap_or_else(|| {
+                let room = part.rooms[own];
+                let spots = offsets
+                    .iter()
+                    .map(|&o| base + o + pb)
+                    .filter(|&q| self.collides(st, room, sb, q).is_none())
+                    .collect();
+                free.push((sb, spots));
+                free.len() - 1
+            });
+            for &q in &free[at].1 {
+                if self.rest_fits(st, part, piece, q - pb) {
+                    c += 1;
+                    if c >= cap {
+                        return c;
+                    }
                 }
             }
         }
         c
+    }
+
+    /// Whether every stand-in of a part's finished search has free cells round it that lead
+    /// out of the box round the part.
+    fn stand_ins_out(&self, part: &Part, sub: &State) -> bool {
+        let own = part.rooms.len();
+        if sub.placed.len() == own {
+            return true;
+        }
+        let (mut min, mut max) = (
+            Point::new(i32::MAX, i32::MAX),
+            Point::new(i32::MIN, i32::MIN),
+        );
+        for &(s, p) in sub.placed.iter().flatten() {
+            let r = self.rect_of(s, p);
+            min = min.min_each(r.min);
+            max = max.max_each(r.max);
+        }
+        for c in &sub.corridors {
+            min = min.min_each(c.rect.min);
+            max = max.max_each(c.rect.max);
+        }
+        let (min, max) = (min - Point::new(2, 2), max + Point::new(2, 2));
+        (own..sub.placed.len()).all(|q| part.planner.open_to_edge(sub, q, min, max))
     }
 
     /// A part's finished search as a piece.
@@ -676,6 +855,16 @@ impl Planner {
             .take(part.rooms.len())
             .map(|p| p.expect("a finished search places every room"))
             .collect();
+        let corridors = sub
+            .corridors
+            .into_iter()
+            .filter(|c| part.links[c.link] != usize::MAX)
+            .collect();
+        self.piece_of(placed, corridors)
+    }
+
+    /// A piece of rooms and corridors, with its box and middle.
+    fn piece_of(&self, placed: Vec<(u32, Point)>, corridors: Vec<Corridor>) -> Piece {
         let (mut x, mut y) = (0.0, 0.0);
         let mut bbox = Rect {
             min: Point::new(i32::MAX, i32::MAX),
@@ -691,14 +880,63 @@ impl Planner {
         let k = placed.len().max(1) as f64;
         Piece {
             placed,
-            corridors: sub
-                .corridors
-                .into_iter()
-                .filter(|c| part.links[c.link] != usize::MAX)
-                .collect(),
+            corridors,
             centre: (x / k, y / k),
             bbox,
         }
+    }
+
+    /// The piece and its copies turned by every transformation that turns each of its rooms
+    /// into a shape its template allows (a rotation or mirror of the whole part keeps every
+    /// contact and corridor, so the copy is a layout of the part too).
+    fn turned(&self, piece: Piece) -> Turns {
+        let table = self.set.turn_table();
+        let mut out = vec![piece];
+        'turn: for (r, &tr) in Transform::ALL.iter().enumerate().skip(1) {
+            let first = &out[0];
+            let mut placed = Vec::with_capacity(first.placed.len());
+            for &(s, p) in &first.placed {
+                let Some((s2, m)) = table[s as usize][r] else {
+                    continue 'turn;
+                };
+                placed.push((s2, tr.apply(p) + m));
+            }
+            let point = |q: Point| tr.apply(q);
+            let cell = |q: Point| tr.apply(q).min_each(tr.apply(q + Point::new(1, 1)));
+            let seg = |sg: Segment| {
+                let (a, b) = (point(sg.a), point(sg.b));
+                Segment {
+                    a: a.min_each(b),
+                    b: a.max_each(b),
+                }
+            };
+            let corridors = first
+                .corridors
+                .iter()
+                .map(|c| {
+                    let mut occupied: Vec<Point> = c.occupied.iter().map(|&q| cell(q)).collect();
+                    occupied.sort_unstable();
+                    let (a, b) = (point(c.rect.min), point(c.rect.max));
+                    Corridor {
+                        link: c.link,
+                        from_room: c.from_room,
+                        door_a: seg(c.door_a),
+                        door_b: seg(c.door_b),
+                        cells: c.cells.iter().map(|&q| cell(q)).collect(),
+                        occupied,
+                        rect: Rect {
+                            min: a.min_each(b),
+                            max: a.max_each(b),
+                        },
+                    }
+                })
+                .collect();
+            let turned = self.piece_of(placed, corridors);
+            if !out.iter().any(|p| p.same_as(&turned)) {
+                out.push(turned);
+            }
+        }
+        out.into()
     }
 
     /// The moves that bring the piece's joint room into contact with the room it joins, those
@@ -709,11 +947,11 @@ impl Planner {
         rng: &mut R,
         st: &State,
         part: &Part,
-        piece: &Piece,
-    ) -> Vec<Point> {
-        let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
-            return vec![Point::default()];
-        };
+        turns: &[Piece],
+    ) -> Vec<(usize, Point)> {
+        if part.joint.is_none() {
+            return vec![(0, Point::default())];
+        }
         let (mut cx, mut cy, mut count) = (0.0, 0.0, 0.0);
         for &(s, p) in st.placed.iter().flatten() {
             let r = self.rect_of(s, p);
@@ -722,30 +960,37 @@ impl Planner {
             count += 1.0;
         }
         let (cx, cy) = (cx / count, cy / count);
-        let mut scored: Vec<(f64, Point)> = offsets
-            .iter()
-            .map(|&o| {
+        let mut scored: Vec<(f64, usize, Point)> = Vec::new();
+        for (v, piece) in turns.iter().enumerate() {
+            let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
+                continue;
+            };
+            for &o in offsets {
                 let t = base + o;
                 let dx = piece.centre.0 + f64::from(t.x) - cx;
                 let dy = piece.centre.1 + f64::from(t.y) - cy;
                 let noise = 0.75 + 0.5 * seed::unit(rng);
-                (-(dx * dx + dy * dy) * noise, t)
-            })
-            .collect();
-        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        scored.into_iter().map(|(_, t)| t).collect()
+                scored.push((-(dx * dx + dy * dy) * noise, v, t));
+            }
+        }
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));
+        scored.into_iter().map(|(_, v, t)| (v, t)).collect()
     }
 
     /// Whether the piece moved by `t` fits among what is placed: its rooms overlap nothing
     /// (and keep the minimum distance), its corridors cross no room and no corridor.
     fn fits(&self, st: &State, part: &Part, piece: &Piece, t: Point) -> bool {
-        let nrooms = st.placed.len();
         // The joint room first: it sits next to placed rooms, so it collides most often.
         let first = part.joint.map_or(0, |j| j.2);
         let (s, p) = piece.placed[first];
-        if self.collides(st, part.rooms[first], s, p + t).is_some() {
-            return false;
-        }
+        self.collides(st, part.rooms[first], s, p + t).is_none()
+            && self.rest_fits(st, part, piece, t)
+    }
+
+    /// [`Planner::fits`] but for the joint room (the first room if none).
+    fn rest_fits(&self, st: &State, part: &Part, piece: &Piece, t: Point) -> bool {
+        let nrooms = st.placed.len();
+        let first = part.joint.map_or(0, |j| j.2);
         for (i, &(s, p)) in piece.placed.iter().enumerate() {
             if i != first && self.collides(st, part.rooms[i], s, p + t).is_some() {
                 return false;
@@ -816,10 +1061,13 @@ impl Planner {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ShapeSet;
     use super::PART_ROOMS;
     use crate::graph::LinkRole;
     use crate::graph::bridge_flags;
     use crate::graph::random::loop_chain_graph;
+    use crate::layout::geom::{Point, Transform};
+    use crate::layout::template::{DoorMode, TemplateShape};
     use crate::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
 
     /// A chain of separate loops (tree links contact, loop links contact or corridor).
@@ -910,5 +1158,90 @@ mod tests {
     fn small_levels_stay_whole() {
         let planner = Planner::new(chain(4, 1)).unwrap();
         assert!(planner.parts.is_none());
+    }
+
+    /// The cells inside a shape placed at `p`.
+    fn cells(set: &ShapeSet, s: u32, p: Point) -> Vec<Point> {
+        let m = &set.shapes[s as usize].mask;
+        let mut out: Vec<Point> = (0..m.height)
+            .flat_map(|y| (0..m.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| m.inside(x, y))
+            .map(|(x, y)| Point::new(x + p.x, y + p.y))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Each shape turned by each transformation is a shape of its template exactly when the
+    /// template allows it, and that shape at the turned position covers the turned cells and
+    /// has the turned doors: an L that may only be turned half round turns no other way, a
+    /// rectangle every way.
+    #[test]
+    fn turned_shapes_cover_the_turned_cells() {
+        let mut ell = RoomTemplate::rectangle("ell", 1, 1, 1);
+        ell.shape = TemplateShape::Cells(vec!["#   ".into(), "#   ".into(), "####".into()]);
+        ell.doors = DoorMode::Sliding {
+            length: 1,
+            corner_distance: 0,
+            socket: None,
+        };
+        ell.transforms = vec![Transform::Identity, Transform::Rotate180];
+        let set = ShapeSet::new(&[RoomTemplate::rectangle("long", 5, 9, 1), ell]).unwrap();
+        let table = set.turn_table();
+        let p = Point::new(3, -7);
+        let cell = |tr: Transform, q: Point| tr.apply(q).min_each(tr.apply(q + Point::new(1, 1)));
+        let mut turns = 0;
+        for (s, row) in table.iter().enumerate() {
+            let template = set.shapes[s].template;
+            for (r, &tr) in Transform::ALL.iter().enumerate() {
+                let Some((s2, m)) = row[r] else {
+                    assert_eq!(template, 1, "the rectangle turns every way");
+                    assert!(!matches!(tr, Transform::Identity | Transform::Rotate180));
+                    continue;
+                };
+                turns += 1;
+                assert_eq!(set.shapes[s2 as usize].template, template);
+                let at = tr.apply(p) + m;
+                let mut turned: Vec<Point> = cells(&set, s as u32, p)
+                    .into_iter()
+                    .map(|q| cell(tr, q))
+                    .collect();
+                turned.sort_unstable();
+                assert_eq!(turned, cells(&set, s2, at), "shape {s}, {tr:?}");
+                let doors = |s: u32, off: Point, tr: Transform| {
+                    let mut d: Vec<(Point, Point)> = set.shapes[s as usize]
+                        .doors
+                        .iter()
+                        .map(|d| {
+                            let (a, b) = (tr.apply(d.a + off), tr.apply(d.b + off));
+                            (a.min_each(b), a.max_each(b))
+                        })
+                        .collect();
+                    d.sort_unstable();
+                    d
+                };
+                assert_eq!(doors(s as u32, p, tr), doors(s2, at, Transform::Identity));
+            }
+        }
+        // The rectangle's two shapes turn 8 ways each, the L's two shapes only half round.
+        assert_eq!(set.template_shapes[1].len(), 2);
+        assert_eq!(turns, 2 * 8 + 2 * 2);
+    }
+
+    /// A part's layout turned every way is still a layout of the part: the whole level
+    /// assembled from turned parts passes the strict check, and chains that needed turned
+    /// parts lay out (these two failed within 20 attempts when parts were only moved).
+    #[test]
+    fn levels_assemble_from_turned_parts() {
+        for seed in [2, 6] {
+            let mut p = chain(30, seed);
+            p.budget.retry = crate::layout::RetryPolicy::Attempts(20);
+            let planner = Planner::new(p.clone()).unwrap();
+            let parts = planner.parts.as_ref().expect("a big level");
+            let layout = planner
+                .assemble(seed, parts, None)
+                .unwrap_or_else(|e| panic!("chain {seed}: {e}"));
+            assert_eq!(planner.check(&layout), Ok(()), "chain {seed}");
+        }
     }
 }

@@ -31,11 +31,13 @@
 //!   realised by contact) are first laid out in parts, as the spec's final assembly does:
 //!   blocks of loops, with the small blocks around them merged up to 5 rooms, are each laid
 //!   out alone by the search above (with a stand-in for each room of another part they link
-//!   to, so that the linked room keeps a free side; up to 12 layouts per part, shared by the
-//!   attempts), then fitted together whole, the part whose joint room has the fewest free
-//!   positions first, each touching its joint and placed away from the level's middle; a
-//!   move that leaves a waiting part near it no position is refused, and a part that cannot
-//!   be fitted sends the search back to the last part placed near its joint. If the parts do
+//!   to, so that the linked room keeps a free side, searched again if one is shut in; up to 12
+//!   layouts per part, shared by the attempts), then fitted together whole, the part whose
+//!   joint room has the fewest free positions first, each touching its joint, moved and turned
+//!   (every rotation and mirror that its rooms' templates allow) and placed away from the
+//!   level's middle; a move that leaves a waiting part near it no position is refused, and a
+//!   part that cannot be fitted sends the search back to the last part placed near its joint
+//!   (after 8 failures in an attempt, to the part it hangs off, then further up). If the parts do
 //!   not fit within the budget, the level is laid out room by room with a budget of its own
 //!   (so a failure costs both);
 //! * the room-by-room search closes every loop tight, so it never leaves a hole inside a loop,

@@ -3,8 +3,11 @@
 //! [`PART_ROOMS`] rooms); each part is laid out alone by its own planner, with a stand-in for
 //! the room at the far end of each cut link so that its joint rooms keep a free side; the
 //! parts are then fitted together one by one, each moved as a whole so that the room at its
-//! end of the cut link touches the room at the other end, already placed. If they do not fit,
-//! `Planner::layout` lays the level out room by room instead.
+//! end of the cut link touches the room at the other end, already placed. A part may also be
+//! turned: a rotation or mirror of a whole layout keeps every contact and corridor, so each
+//! layout is tried under every transformation that its rooms' templates allow (found by
+//! geometry in [`ShapeSet::turn_table`]), eight times the directions a part can grow in. If
+//! they do not fit, `Planner::layout` lays the level out room by room instead.
 //!
 //! Why: the room-by-room search backtracks chronologically, and on a level of hundreds of
 //! rooms a room placed early is often walled in by rooms placed much later, before its own

@@ -37,7 +37,8 @@ const PART_ANNEAL_RUNS: u32 = 2;
 const LAYOUTS_PER_PART: u32 = 4;
 /// Part placements an assembly attempt may undo, per part, before it gives up.
 const BACKTRACKS_PER_PART: usize = 8;
-/// Searches for a part's layout that leaves its stand-ins outside (the last is taken anyway).
+/// Searches for a part's layout that leaves its stand-ins outside (the last one's layout is
+/// taken as it is).
 const STAND_IN_TRIES: u32 = 3;
 /// Failures of one part in one assembly attempt after which the search goes back to the part
 /// it hangs off (twice as many: to the part above that, and so on, up to the first part,
@@ -494,7 +495,8 @@ impl Planner {
             if have < POOL && pool.cursor[k] >= have {
                 let sub = &parts[k].planner;
                 // A layout that shuts a stand-in in leaves the part joined there no way out:
-                // search again (a few times, then take the first such layout).
+                // search again; the last search's layout is taken as it is (or, if that search
+                // fails, the first layout found).
                 let mut kept = None;
                 let mut tries = 0;
                 let found = loop {

@@ -381,6 +381,9 @@ mod tests {
         vadj
     }
 
+    /// The ring 0-1-2-3 and the ear 0-4-2 across it, which both tests below start from.
+    const RING_AND_EAR: [(usize, usize); 6] = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 4), (4, 2)];
+
     /// `n` rooms joined by `links`, the ring 0-1-2-3 placed: adjacency, placed rooms, outline.
     fn ring_placed(n: usize, links: &[(usize, usize)]) -> (Adjacency, Vec<bool>, Outline) {
         let mut done = vec![false; n];
@@ -395,17 +398,7 @@ mod tests {
     /// (still waited for by its own) must stay outside; 0 and 2 wait for nothing but the ear.
     #[test]
     fn the_ear_shuts_in_the_lighter_side() {
-        let links = [
-            (0, 1),
-            (1, 2),
-            (2, 3),
-            (3, 0),
-            (0, 4),
-            (4, 2),
-            (1, 5),
-            (3, 6),
-            (6, 7),
-        ];
+        let links = [&RING_AND_EAR[..], &[(1, 5), (3, 6), (6, 7)]].concat();
         let (vadj, done, mut outline) = ring_placed(8, &links);
         let ear = choose(&vadj, &done, &[1; 8], &mut outline, &|_, _| true).unwrap();
         assert_eq!((ear.a, ear.run.as_slice(), ear.b), (0, &[4][..], 2));
@@ -421,18 +414,7 @@ mod tests {
     /// off both sides), and costs more if none of its links may become a corridor.
     #[test]
     fn ears_that_shut_nothing_in_go_first() {
-        let links = [
-            (0, 1),
-            (1, 2),
-            (2, 3),
-            (3, 0),
-            (0, 4),
-            (4, 2),
-            (3, 5),
-            (5, 0),
-            (0, 6),
-            (6, 1),
-        ];
+        let links = [&RING_AND_EAR[..], &[(3, 5), (5, 0), (0, 6), (6, 1)]].concat();
         let (vadj, done, mut outline) = ring_placed(7, &links);
         let ear = choose(&vadj, &done, &[1; 7], &mut outline, &|_, _| false).unwrap();
         assert_eq!(ear.shut, (0, 0));
@@ -450,7 +432,7 @@ mod tests {
         };
         assert_eq!(last(&vadj, &done, true), (0, 2));
         assert_eq!(last(&vadj, &done, false), (RIGID, 2));
-        let mut links = links.to_vec();
+        let mut links = links;
         links.extend([(1, 7), (3, 8)]);
         let vadj = adjacency(9, &links);
         done.extend([false, false]);

@@ -193,6 +193,70 @@ fn impossible_problems_fail_with_a_reason() {
     assert!(e.contains("next to `hub`"), "{e}");
 }
 
+/// A failed layout can be pictured: the deepest partial layout holds placed rooms that do not
+/// overlap, names the room that did not fit and its placed neighbours, and is the same for
+/// the same seed; a problem that lays out has none.
+#[test]
+fn a_failed_layout_shows_where_it_got_stuck() {
+    // A small room cannot touch six big halls: each of its sides takes at most one.
+    let mut p = LayoutProblem::new(vec![
+        RoomTemplate::rectangle("cell", 6, 6, 1),
+        RoomTemplate::rectangle("hall", 16, 16, 1),
+    ]);
+    p.rooms.push(RoomSpec::new("middle", vec![0]));
+    for i in 0..6 {
+        p.rooms.push(RoomSpec::new(&format!("hall{i}"), vec![1]));
+        p.links.push(LinkSpec::new(0, i + 1, Realise::Contact));
+    }
+    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(3);
+    let planner = Planner::new(p.clone()).unwrap();
+    for seed in 0..3 {
+        assert!(planner.layout(seed).is_err());
+        let stuck = planner.deepest(seed).expect("the layout fails");
+        assert_eq!(stuck, planner.deepest(seed).unwrap(), "seed {seed}");
+        assert!(stuck.stuck.starts_with("hall"), "{}", stuck.stuck);
+        assert_eq!(stuck.stuck_next_to, ["middle"]);
+        assert!(stuck.rooms[0].is_some());
+        assert!((2..=5).contains(&stuck.placed()), "{}", stuck.to_ascii());
+        let stuck_slot = p.rooms.iter().position(|r| r.name == stuck.stuck).unwrap();
+        assert!(stuck.rooms[stuck_slot].is_none());
+        // Placed rooms (rectangles here) share no cell.
+        let boxes: Vec<(i32, i32, i32, i32)> = stuck
+            .rooms
+            .iter()
+            .flatten()
+            .map(|r| {
+                let xs = r.outline.iter().map(|q| q.x);
+                let ys = r.outline.iter().map(|q| q.y);
+                (
+                    xs.clone().min().unwrap(),
+                    xs.max().unwrap(),
+                    ys.clone().min().unwrap(),
+                    ys.max().unwrap(),
+                )
+            })
+            .collect();
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                assert!(a.1 <= b.0 || b.1 <= a.0 || a.3 <= b.2 || b.3 <= a.2);
+            }
+        }
+        let picture = stuck.to_ascii();
+        assert!(
+            picture.contains("middle (links to the stuck room)"),
+            "{picture}"
+        );
+        assert!(picture.contains(&format!("`{}` does not fit next to `middle`", stuck.stuck)));
+        assert!(picture.contains('@'));
+    }
+    // Four halls fit, one on each side: that level lays out and has nothing to show.
+    p.rooms.truncate(5);
+    p.links.truncate(4);
+    let planner = Planner::new(p).unwrap();
+    assert!(planner.layout(0).is_ok());
+    assert_eq!(planner.deepest(0), None);
+}
+
 /// Bad problems are refused before any search, with a message naming what is wrong.
 #[test]
 fn bad_problems_are_refused() {

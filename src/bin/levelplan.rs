@@ -134,6 +134,10 @@ enum Command {
         /// Where to write the layout (JSON); without it, print it.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// If no layout is found, also print a picture of where the search got stuck: the
+        /// rooms it had placed at its deepest, and the room that did not fit.
+        #[arg(long)]
+        explain: bool,
     },
     /// Check a layout (Edgar's shape) against its level description strictly: no overlaps,
     /// every connection with a door both templates allow on the shared boundary, corridor rooms
@@ -322,12 +326,22 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 Ok(ExitCode::SUCCESS)
             }
         }
-        Command::Layout { edgar, seed, out } => {
+        Command::Layout {
+            edgar,
+            seed,
+            out,
+            explain,
+        } => {
             let level = read_edgar(&edgar)?;
             let planner = Planner::new(level.problem.clone()).map_err(|e| e.to_string())?;
-            let layout = planner
-                .layout(seed)
-                .map_err(|e| format!("{}: {e}", edgar.display()))?;
+            let layout = planner.layout(seed).map_err(|e| {
+                let mut text = format!("{}: {e}", edgar.display());
+                if let Some(stuck) = explain.then(|| planner.deepest(seed)).flatten() {
+                    text.push_str("\nwhere the search got stuck:\n");
+                    text.push_str(&stuck.to_ascii());
+                }
+                text
+            })?;
             let text = level.layout_to_json(&layout);
             match out {
                 Some(path) => {

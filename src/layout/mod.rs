@@ -413,6 +413,112 @@ impl Layout {
     }
 }
 
+/// How far a failed search got: the rooms it had placed when it was deepest, and the room it
+/// could not place next (see [`Planner::deepest`]). A picture of it ([`PartialLayout::to_ascii`])
+/// shows where a level gets stuck: which rooms crowd the one that does not fit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartialLayout {
+    /// One per problem room, same order; `None` for rooms not placed.
+    pub rooms: Vec<Option<PlacedRoom>>,
+    /// The cells of each corridor routed so far, with the index of its link.
+    pub corridors: Vec<(usize, Vec<Point>)>,
+    /// The room the search could not place next.
+    pub stuck: String,
+    /// The placed rooms the stuck room links to.
+    pub stuck_next_to: Vec<String>,
+}
+
+impl PartialLayout {
+    /// How many rooms are placed.
+    pub fn placed(&self) -> usize {
+        self.rooms.iter().flatten().count()
+    }
+
+    /// A text picture, north up: each placed room's walls drawn with a letter of its own
+    /// (`A`-`Z`, `a`-`z`, then digits, in room order, repeating), its floor `.`, corridors
+    /// `#`, and the floor of the rooms the stuck room links to `@`; then a legend of the
+    /// letters.
+    pub fn to_ascii(&self) -> String {
+        const SYMBOLS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let mut cells: std::collections::BTreeMap<(i32, i32), char> = Default::default();
+        let mut legend = String::new();
+        for (i, room) in self.rooms.iter().enumerate() {
+            let Some(room) = room else { continue };
+            let sym = char::from(SYMBOLS[i % SYMBOLS.len()]);
+            let near = self.stuck_next_to.contains(&room.name);
+            legend.push_str(&format!(
+                "{sym} {}{}\n",
+                room.name,
+                if near {
+                    " (links to the stuck room)"
+                } else {
+                    ""
+                }
+            ));
+            let lo = geom::min_corner(&room.outline);
+            let local: Vec<Point> = room.outline.iter().map(|&p| p - lo).collect();
+            let Ok(mask) = geom::Mask::from_outline(&local) else {
+                continue;
+            };
+            let inside = |x: i32, y: i32| mask.inside(x - lo.x, y - lo.y);
+            for y in lo.y..lo.y + mask.height {
+                for x in lo.x..lo.x + mask.width {
+                    if !inside(x, y) {
+                        continue;
+                    }
+                    let wall = !inside(x - 1, y)
+                        || !inside(x + 1, y)
+                        || !inside(x, y - 1)
+                        || !inside(x, y + 1);
+                    let c = match (wall, near) {
+                        (true, _) => sym,
+                        (false, true) => '@',
+                        (false, false) => '.',
+                    };
+                    cells.insert((x, y), c);
+                }
+            }
+        }
+        for (_, path) in &self.corridors {
+            for c in path {
+                cells.insert((c.x, c.y), '#');
+            }
+        }
+        let mut out = String::new();
+        if let (Some(x0), Some(x1)) = (
+            cells.keys().map(|k| k.0).min(),
+            cells.keys().map(|k| k.0).max(),
+        ) {
+            let y0 = cells.keys().map(|k| k.1).min().unwrap_or(0);
+            let y1 = cells.keys().map(|k| k.1).max().unwrap_or(0);
+            for y in (y0..=y1).rev() {
+                let row: String = (x0..=x1)
+                    .map(|x| cells.get(&(x, y)).copied().unwrap_or(' '))
+                    .collect();
+                out.push_str(row.trim_end());
+                out.push('\n');
+            }
+        }
+        out.push_str(&format!(
+            "{} of {} rooms placed; `{}` does not fit next to {}\n",
+            self.placed(),
+            self.rooms.len(),
+            self.stuck,
+            if self.stuck_next_to.is_empty() {
+                "the rooms placed".to_string()
+            } else {
+                self.stuck_next_to
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            }
+        ));
+        out.push_str(&legend);
+        out
+    }
+}
+
 /// Why a layout could not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LayoutError {

@@ -13,7 +13,8 @@ use super::geom::{Point, Rect, segment_gap};
 use super::template::{RepeatMode, RoomTemplate, Shape};
 use super::verify;
 use super::{
-    Layout, LayoutError, LayoutProblem, PlacedLink, PlacedRoom, Realise, RetryPolicy, Segment,
+    Layout, LayoutError, LayoutProblem, PartialLayout, PlacedLink, PlacedRoom, Realise,
+    RetryPolicy, Segment,
 };
 use crate::graph::planar_edges;
 use crate::seed;
@@ -187,6 +188,16 @@ struct Frame {
     extra: Vec<usize>,
     /// Earlier steps this step's failure depends on.
     conflict: Vec<usize>,
+}
+
+/// The deepest point a search reached: how many steps were open, what was placed, and the
+/// room it was trying to place.
+#[derive(Default)]
+struct Deepest {
+    depth: usize,
+    placed: Vec<Option<(u32, Point)>>,
+    corridors: Vec<Corridor>,
+    next: usize,
 }
 
 /// A search to take up again: its frames and state, and the step to start over from.
@@ -1194,6 +1205,87 @@ impl Planner {
         seed: u64,
         deadline: Option<std::time::Instant>,
     ) -> Result<(State, u32), LayoutError> {
+        self.search_recording(seed, deadline, None)
+    }
+
+    /// Where [`Planner::layout`] gets stuck for `seed`: `None` if it lays the level out, else
+    /// the rooms its room-by-room search had placed at its deepest point over all attempts,
+    /// and the room it could not place next. The search runs again under the same budget (a
+    /// big level's parts are not shown: the picture is of the room-by-room search they fall
+    /// back on), so the same seed gives the same picture; it costs up to twice a failed
+    /// layout.
+    ///
+    /// ```
+    /// use levelplan::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
+    /// // A small room cannot touch five big halls: each side takes at most one.
+    /// let mut problem = LayoutProblem::new(vec![
+    ///     RoomTemplate::rectangle("cell", 6, 6, 1),
+    ///     RoomTemplate::rectangle("hall", 16, 16, 1),
+    /// ]);
+    /// problem.rooms.push(RoomSpec::new("middle", vec![0]));
+    /// for i in 0..5 {
+    ///     problem.rooms.push(RoomSpec::new(&format!("hall{i}"), vec![1]));
+    ///     problem.links.push(LinkSpec::new(0, i + 1, Realise::Contact));
+    /// }
+    /// problem.budget.retry = levelplan::layout::RetryPolicy::Attempts(2);
+    /// let planner = Planner::new(problem).unwrap();
+    /// assert!(planner.layout(1).is_err());
+    /// let stuck = planner.deepest(1).unwrap();
+    /// assert_eq!(stuck.placed(), 5);
+    /// assert_eq!(stuck.stuck_next_to, ["middle"]);
+    /// print!("{}", stuck.to_ascii());
+    /// ```
+    pub fn deepest(&self, seed: u64) -> Option<PartialLayout> {
+        if self.layout(seed).is_ok() {
+            return None;
+        }
+        let deadline = match self.problem.budget.retry {
+            RetryPolicy::Millis(ms) => {
+                Some(std::time::Instant::now() + std::time::Duration::from_millis(ms))
+            }
+            RetryPolicy::Attempts(_) => None,
+        };
+        let mut rec = Deepest::default();
+        if self
+            .search_recording(seed, deadline, Some(&mut rec))
+            .is_ok()
+        {
+            return None;
+        }
+        let stuck = rec.next;
+        let name = |r: usize| self.problem.rooms[r].name.clone();
+        Some(PartialLayout {
+            rooms: (0..self.problem.rooms.len())
+                .map(|r| {
+                    rec.placed
+                        .get(r)
+                        .copied()
+                        .flatten()
+                        .map(|(s, p)| self.placed_room(r, s, p))
+                })
+                .collect(),
+            corridors: rec
+                .corridors
+                .iter()
+                .map(|c| (c.link, c.cells.clone()))
+                .collect(),
+            stuck: name(stuck),
+            stuck_next_to: self.adj[stuck]
+                .iter()
+                .map(|&(nb, _)| nb)
+                .filter(|&nb| rec.placed.get(nb).copied().flatten().is_some())
+                .map(name)
+                .collect(),
+        })
+    }
+
+    /// [`Planner::search`], recording its deepest state in `record` if given.
+    fn search_recording(
+        &self,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+        mut record: Option<&mut Deepest>,
+    ) -> Result<(State, u32), LayoutError> {
         let mut rng = seed::stream(seed, "layout");
         let n = self.problem.rooms.len();
         let mut failures = vec![0u32; n];
@@ -1206,7 +1298,13 @@ impl Planner {
                 break;
             }
             attempt += 1;
-            match self.attempt(&mut rng, &mut failures, &mut reasons, carry.take()) {
+            match self.attempt(
+                &mut rng,
+                &mut failures,
+                &mut reasons,
+                carry.take(),
+                record.as_deref_mut(),
+            ) {
                 Ok(state) => return Ok((state, attempt)),
                 // Out of steps: the next attempt keeps the rooms placed well before the
                 // deepest point this one reached, and cuts back further each time it gets no
@@ -1288,6 +1386,7 @@ impl Planner {
         failures: &mut [u32],
         reasons: &mut [u8],
         resume: Option<Box<Resume>>,
+        mut record: Option<&mut Deepest>,
     ) -> Result<State, Option<Box<Resume>>> {
         let n = self.steps.len();
         let budget = self.problem.budget;
@@ -1323,6 +1422,14 @@ impl Planner {
         let mut steps_left = u64::from(budget.steps_per_room) * (n - from) as u64;
         let mut deepest = frames.len();
         loop {
+            if let Some(rec) = record.as_deref_mut()
+                && frames.len() > rec.depth
+            {
+                rec.depth = frames.len();
+                rec.placed.clone_from(&st.placed);
+                rec.corridors.clone_from(&st.corridors);
+                rec.next = self.steps[frames.len() - 1].room;
+            }
             deepest = deepest.max(frames.len());
             let i = frames.len() - 1;
             let room = self.steps[i].room;
@@ -2074,22 +2181,28 @@ impl Planner {
         out.dedup();
     }
 
+    /// Room `r` as shape `s` at `p`, for a layout.
+    fn placed_room(&self, r: usize, s: u32, p: Point) -> PlacedRoom {
+        let spec = &self.problem.rooms[r];
+        let shape = &self.set.shapes[s as usize];
+        PlacedRoom {
+            name: spec.name.clone(),
+            template: shape.template,
+            template_name: self.problem.templates[shape.template].name.clone(),
+            transform: shape.transform,
+            position: p - shape.shift,
+            min: p,
+            outline: shape.outline.iter().map(|&q| q + p).collect(),
+            corridor: spec.corridor,
+        }
+    }
+
     fn finish(&self, seed: u64, attempts: u32, st: State) -> Layout {
         let nrooms = self.problem.rooms.len();
         let mut rooms = Vec::with_capacity(nrooms);
-        for (r, spec) in self.problem.rooms.iter().enumerate() {
+        for r in 0..nrooms {
             let (s, p) = st.placed[r].expect("a finished layout places every room");
-            let shape = &self.set.shapes[s as usize];
-            rooms.push(PlacedRoom {
-                name: spec.name.clone(),
-                template: shape.template,
-                template_name: self.problem.templates[shape.template].name.clone(),
-                transform: shape.transform,
-                position: p - shape.shift,
-                min: p,
-                outline: shape.outline.iter().map(|&q| q + p).collect(),
-                corridor: spec.corridor,
-            });
+            rooms.push(self.placed_room(r, s, p));
         }
         let mut links = Vec::with_capacity(self.problem.links.len());
         for (l, link) in self.problem.links.iter().enumerate() {

@@ -4,7 +4,9 @@
 //! Edgar inputs are prepared once (templates compiled, configuration spaces computed) and then
 //! laid out with a new seed per iteration, as a game would; preparation is benchmarked apart.
 
-use levelplan::graph::random::{local_loops_graph, loop_chain_graph};
+use levelplan::graph::random::{
+    local_loops_graph, local_loops_graph_without_holes, loop_chain_graph,
+};
 use levelplan::graph::{LevelGraph, enclosures};
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::{
@@ -22,7 +24,8 @@ fn main() {
 /// printed before the timings: a failure is a `NoLayout` error after 20 attempts. For the scale
 /// graphs, also how many need a hole (a loop drawn round a room with rooms hanging off it, see
 /// `graph::enclosures`), which the layout rarely manages when rings must touch, and how many of
-/// the others lay out.
+/// the others lay out; then level-like graphs drawn without holes
+/// (`local_loops_graph_without_holes`), as a designer avoiding them would draw a level.
 fn scale_success_rates() {
     for (rooms, loops) in [(30, 4), (100, 10), (300, 30), (1000, 100)] {
         let (mut ok, mut holes, mut ok_without) = (0, 0, 0);
@@ -41,6 +44,17 @@ fn scale_success_rates() {
              (graph::enclosures), of the other {}: {ok_without} laid out",
             10 - holes
         );
+    }
+    for (rooms, loops) in [(30, 4), (100, 10), (300, 30), (1000, 100)] {
+        let mut ok = 0;
+        for s in 0..10 {
+            let planner = Planner::new(open_problem(rooms, loops, s)).unwrap();
+            if let Ok(layout) = planner.layout(s) {
+                assert!(planner.check(&layout).is_ok());
+                ok += 1;
+            }
+        }
+        println!("level-like without holes, {rooms} rooms, {loops} loops: {ok}/10 graphs laid out");
     }
     for loops in [10, 30, 50, 100] {
         let mut ok = 0;
@@ -129,6 +143,16 @@ fn scale_graph(rooms: usize, loops: usize, seed: u64) -> LevelGraph {
     )
 }
 
+/// A level-like graph that needs no hole (`graph::random::local_loops_graph_without_holes`),
+/// rooms and links as in [`scale_problem`].
+pub fn open_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
+    graph_problem(&local_loops_graph_without_holes(
+        rooms,
+        loops,
+        &mut levelplan::seed::stream(seed, "scale graph"),
+    ))
+}
+
 /// A chain of separate loops (`graph::random::loop_chain_graph`), rooms and links as in
 /// [`scale_problem`].
 pub fn chain_problem(loops: usize, seed: u64) -> LayoutProblem {
@@ -180,6 +204,18 @@ fn chain(bencher: divan::Bencher, loops: usize) {
 #[divan::bench(args = [(100, 10), (300, 30), (1000, 100)], sample_count = 5, sample_size = 1)]
 fn scale(bencher: divan::Bencher, (rooms, loops): (usize, usize)) {
     let planner = Planner::new(scale_problem(rooms, loops, 3)).unwrap();
+    let mut seed = 0;
+    bencher.bench_local(|| {
+        seed += 1;
+        planner.layout(seed).is_ok()
+    });
+}
+
+/// Time per call (success, or failure after 20 attempts) on level-like graphs that need no
+/// hole, one graph per size; success rates over ten graphs are printed before the timings.
+#[divan::bench(args = [(100, 10), (300, 30), (1000, 100)], sample_count = 5, sample_size = 1)]
+fn scale_without_holes(bencher: divan::Bencher, (rooms, loops): (usize, usize)) {
+    let planner = Planner::new(open_problem(rooms, loops, 3)).unwrap();
     let mut seed = 0;
     bencher.bench_local(|| {
         seed += 1;

@@ -519,6 +519,31 @@ fn big_chains_lay_out_in_parts() {
     assert!(ok >= 3, "only {ok} of 4 big chains laid out");
 }
 
+/// Level-like graphs that need no hole (`graph::random::local_loops_graph_without_holes`: 100
+/// rooms, 10 local loops, a hall where four links or more meet; tree links contact, loop links
+/// contact or corridor) are big levels laid out in parts: most lay out within 20 attempts,
+/// every layout valid.
+#[test]
+fn level_like_graphs_without_holes_lay_out() {
+    let mut ok = 0;
+    for i in 0..5u64 {
+        let g = levelplan::graph::random::local_loops_graph_without_holes(
+            100,
+            10,
+            &mut levelplan::seed::stream(i, "open level test"),
+        );
+        assert!(levelplan::graph::enclosures(&g).is_empty(), "graph {i}");
+        let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
+        p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
+        let planner = Planner::new(p.clone()).unwrap();
+        if let Ok(layout) = planner.layout(i) {
+            assert_eq!(check(&p, &layout), Ok(()), "graph {i}");
+            ok += 1;
+        }
+    }
+    assert!(ok >= 4, "only {ok} of 5 graphs laid out");
+}
+
 /// A time budget works for big levels too (the parts get the first half, the room-by-room
 /// search the rest): a chain of 10 loops lays out validly under one.
 #[test]

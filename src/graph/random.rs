@@ -75,6 +75,43 @@ pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R)
 /// assert_eq!(cycle_rank(&g), 10);
 /// ```
 pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> LevelGraph {
+    local_loops(rooms, loops, rng, false)
+}
+
+/// A level-like random graph that needs no hole: the tree of [`local_loops_graph`], then up to
+/// `loops` extra links, each between two rooms four to seven steps apart along the links so
+/// far (extra links count, so loops stay local instead of spanning earlier ones), that keeps
+/// the graph planar and leaves every room with rooms hanging off it drawable outside every
+/// loop ([`crate::graph::enclosures`] finds none), as a designer avoiding forced holes would
+/// draw a level. No loop must then be drawn round rooms, which suits the layout's tight
+/// loops. Fewer than `loops` links may fit.
+///
+/// # Complexity
+/// `O(L · V)` expected: a planarity test and an enclosure test (`O(V)` unless it fails, then
+/// a planarity test per hanging room) per extra link drawn.
+///
+/// # Examples
+/// ```
+/// use levelplan::graph::{enclosures, random::local_loops_graph_without_holes};
+/// let g = local_loops_graph_without_holes(100, 10, &mut levelplan::seed::stream(1, "doc"));
+/// assert_eq!(g.room_count(), 100);
+/// assert!(enclosures(&g).is_empty());
+/// ```
+pub fn local_loops_graph_without_holes<R: Rng + ?Sized>(
+    rooms: usize,
+    loops: usize,
+    rng: &mut R,
+) -> LevelGraph {
+    local_loops(rooms, loops, rng, true)
+}
+
+/// [`local_loops_graph`], refusing links that force a hole if `no_holes`.
+fn local_loops<R: Rng + ?Sized>(
+    rooms: usize,
+    loops: usize,
+    rng: &mut R,
+    no_holes: bool,
+) -> LevelGraph {
     let (mut g, ids) = numbered_rooms(rooms);
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); rooms];
     let mut edges = Vec::with_capacity(rooms + loops);
@@ -114,7 +151,22 @@ pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut 
         {
             continue;
         }
+        if no_holes {
+            let mut with: Vec<Vec<(usize, usize)>> = vec![Vec::new(); rooms];
+            for (l, &(x, y)) in edges.iter().enumerate() {
+                with[x].push((y, l));
+                with[y].push((x, l));
+            }
+            if !super::enclosure_groups(&with, edges.len()).is_empty() {
+                edges.pop();
+                continue;
+            }
+        }
         g.add_link(ids[a], ids[b], Link::door().with_role(LinkRole::Loop));
+        if no_holes {
+            adj[a].push(b);
+            adj[b].push(a);
+        }
         added += 1;
     }
     g
@@ -211,4 +263,40 @@ fn numbered_rooms(rooms: usize) -> (LevelGraph, Vec<RoomId>) {
         })
         .collect();
     (g, ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{cycle_rank, enclosures, is_planar};
+
+    /// Without holes: the same tree as `local_loops_graph` from the same stream, planar, no
+    /// forced enclosure, and each extra link closes one loop; the plain generator, from the
+    /// same streams, forces holes in most of these graphs.
+    #[test]
+    fn graphs_without_holes_keep_the_tree_and_need_no_hole() {
+        let mut plain_holes = 0;
+        for seed in 0..8 {
+            let open = local_loops_graph_without_holes(60, 6, &mut seed::stream(seed, "test"));
+            let plain = local_loops_graph(60, 6, &mut seed::stream(seed, "test"));
+            let tree = |g: &LevelGraph| -> Vec<(RoomId, RoomId)> {
+                g.links()
+                    .filter(|l| l.3.role == LinkRole::Tree)
+                    .map(|l| (l.1, l.2))
+                    .collect()
+            };
+            assert_eq!(tree(&open), tree(&plain), "seed {seed}");
+            assert_eq!(tree(&open).len(), 59);
+            assert!(is_planar(&open));
+            assert!(enclosures(&open).is_empty(), "seed {seed}");
+            let extra = open.links().count() - 59;
+            assert!((1..=6).contains(&extra), "seed {seed}: {extra} extra links");
+            assert_eq!(cycle_rank(&open), extra);
+            plain_holes += usize::from(!enclosures(&plain).is_empty());
+        }
+        assert!(
+            plain_holes >= 4,
+            "{plain_holes} of 8 plain graphs need a hole"
+        );
+    }
 }

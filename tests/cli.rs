@@ -475,3 +475,59 @@ fn layout_and_verify_layout_speak_edgar() {
     assert!(stderr(&o).contains("invalid: "), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn layout_explain_pictures_where_a_failure_got_stuck() {
+    // A hall with a single door cannot touch two rooms.
+    let dir = std::env::temp_dir().join(format!("levelplan-cli-x-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let level = serde_json::json!({
+        "format": "edgar-neutral-level/1",
+        "name": "one_door",
+        "minimum_room_distance": 0,
+        "repeat_mode_default": "AllowRepeat",
+        "repeat_mode_override": null,
+        "rooms": [
+            {"id": 0, "name": "hall", "templates": ["hall"]},
+            {"id": 1, "name": "east", "templates": ["room"]},
+            {"id": 2, "name": "west", "templates": ["room"]}
+        ],
+        "connections": [{"from": 0, "to": 1}, {"from": 0, "to": 2}],
+        "room_templates": {
+            "hall": {
+                "outline": [[0, 0], [0, 12], [12, 12], [12, 0]],
+                "doors": {"mode": "manual", "doors": [{"from": [5, 0], "to": [6, 0]}]},
+                "transformations": ["Identity"]
+            },
+            "room": {
+                "outline": [[0, 0], [0, 6], [6, 6], [6, 0]],
+                "doors": {"mode": "simple", "door_length": 1, "corner_distance": 1},
+                "transformations": ["Identity"]
+            }
+        }
+    });
+    let input = dir.join("one_door.json");
+    std::fs::write(&input, level.to_string()).unwrap();
+    let plain = levelplan(&["layout", "--edgar", input.to_str().unwrap(), "--seed", "2"]);
+    assert!(!plain.status.success());
+    assert!(
+        stderr(&plain).contains("no layout after"),
+        "{}",
+        stderr(&plain)
+    );
+    assert!(!stderr(&plain).contains("where the search got stuck"));
+    let o = levelplan(&[
+        "layout",
+        "--edgar",
+        input.to_str().unwrap(),
+        "--seed",
+        "2",
+        "--explain",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("where the search got stuck:"), "{err}");
+    assert!(err.contains("does not fit next to `hall`"), "{err}");
+    assert!(err.contains("hall (links to the stuck room)"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -61,8 +61,8 @@ pub fn connected_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R)
 /// Loops drawn this way often overlap and cross the tree's branches, so many of these graphs
 /// need a loop drawn round a room with rooms hanging off it ([`crate::graph::enclosures`]):
 /// about half of them at 30 rooms and 4 loops, nearly all from 100 rooms and 10 loops. Such
-/// graphs rarely lay out when their links must touch (see [`crate::layout`]); filter them with `enclosures` where that
-/// matters.
+/// graphs rarely lay out when their links must touch (see [`crate::layout`]); filter them with
+/// `enclosures` where that matters, or draw them with [`local_loops_graph_without_holes`].
 ///
 /// # Complexity
 /// `O(V + L · V)` expected: a breadth-first search and a planarity test per extra link drawn.

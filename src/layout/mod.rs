@@ -56,6 +56,10 @@
 //!   first), rarely where its rings must touch; when it fails, the error says so and names the
 //!   room a loop must enclose.
 //!
+//! When no layout is found, [`Planner::deepest`] shows where the search got stuck: the rooms
+//! placed at its deepest point, the room that did not fit and the placed rooms it links to, as a
+//! [`PartialLayout`] with a text picture.
+//!
 //! The result, a [`Layout`], gives each room its template, transformation, position and
 //! outline, and each link its doors (and corridor cells). [`raster::rasterise`] turns it into a
 //! [`TileMap`](crate::tiles::TileMap).

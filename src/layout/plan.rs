@@ -1212,27 +1212,35 @@ impl Planner {
     /// the rooms its room-by-room search had placed at its deepest point over all attempts,
     /// and the room it could not place next. The search runs again under the same budget (a
     /// big level's parts are not shown: the picture is of the room-by-room search they fall
-    /// back on), so the same seed gives the same picture; it costs up to twice a failed
-    /// layout.
+    /// back on), so under an attempt budget the same seed gives the same picture; it costs up
+    /// to twice a failed layout.
     ///
     /// ```
-    /// use levelplan::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
-    /// // A small room cannot touch five big halls: each side takes at most one.
-    /// let mut problem = LayoutProblem::new(vec![
-    ///     RoomTemplate::rectangle("cell", 6, 6, 1),
-    ///     RoomTemplate::rectangle("hall", 16, 16, 1),
-    /// ]);
-    /// problem.rooms.push(RoomSpec::new("middle", vec![0]));
-    /// for i in 0..5 {
-    ///     problem.rooms.push(RoomSpec::new(&format!("hall{i}"), vec![1]));
-    ///     problem.links.push(LinkSpec::new(0, i + 1, Realise::Contact));
+    /// use levelplan::layout::{
+    ///     DoorMode, DoorSpec, LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate,
+    /// };
+    /// // A room with one door cannot touch two rooms.
+    /// let mut closet = RoomTemplate::rectangle("closet", 5, 5, 1);
+    /// closet.doors = DoorMode::Manual(vec![DoorSpec {
+    ///     from: [2, 0],
+    ///     to: [3, 0],
+    ///     kind: Default::default(),
+    ///     socket: None,
+    /// }]);
+    /// let mut problem =
+    ///     LayoutProblem::new(vec![closet, RoomTemplate::rectangle("room", 6, 6, 1)]);
+    /// problem.rooms.push(RoomSpec::new("closet", vec![0]));
+    /// for name in ["east", "west"] {
+    ///     problem.rooms.push(RoomSpec::new(name, vec![1]));
     /// }
+    /// problem.links.push(LinkSpec::new(0, 1, Realise::Contact));
+    /// problem.links.push(LinkSpec::new(0, 2, Realise::Contact));
     /// problem.budget.retry = levelplan::layout::RetryPolicy::Attempts(2);
     /// let planner = Planner::new(problem).unwrap();
     /// assert!(planner.layout(1).is_err());
     /// let stuck = planner.deepest(1).unwrap();
-    /// assert_eq!(stuck.placed(), 5);
-    /// assert_eq!(stuck.stuck_next_to, ["middle"]);
+    /// assert_eq!(stuck.placed(), 2);
+    /// assert_eq!(stuck.stuck_next_to, ["closet"]);
     /// print!("{}", stuck.to_ascii());
     /// ```
     pub fn deepest(&self, seed: u64) -> Option<PartialLayout> {

@@ -191,7 +191,12 @@ fn graph_problem(g: &LevelGraph) -> LayoutProblem {
 /// graph per size; success rates over ten graphs are printed before the timings.
 #[divan::bench(args = [10, 30, 100], sample_count = 5, sample_size = 1)]
 fn chain(bencher: divan::Bencher, loops: usize) {
-    let planner = Planner::new(chain_problem(loops, 3)).unwrap();
+    time_seeds(bencher, chain_problem(loops, 3));
+}
+
+/// Times `problem` laid out with seeds 1, 2, ... (success or failure alike).
+fn time_seeds(bencher: divan::Bencher, problem: LayoutProblem) {
+    let planner = Planner::new(problem).unwrap();
     let mut seed = 0;
     bencher.bench_local(|| {
         seed += 1;
@@ -203,22 +208,12 @@ fn chain(bencher: divan::Bencher, loops: usize) {
 /// size; the success rates over ten graphs are printed before the timings.
 #[divan::bench(args = [(100, 10), (300, 30), (1000, 100)], sample_count = 5, sample_size = 1)]
 fn scale(bencher: divan::Bencher, (rooms, loops): (usize, usize)) {
-    let planner = Planner::new(scale_problem(rooms, loops, 3)).unwrap();
-    let mut seed = 0;
-    bencher.bench_local(|| {
-        seed += 1;
-        planner.layout(seed).is_ok()
-    });
+    time_seeds(bencher, scale_problem(rooms, loops, 3));
 }
 
 /// Time per call (success, or failure after 20 attempts) on level-like graphs that need no
 /// hole, one graph per size; success rates over ten graphs are printed before the timings.
 #[divan::bench(args = [(100, 10), (300, 30), (1000, 100)], sample_count = 5, sample_size = 1)]
 fn scale_without_holes(bencher: divan::Bencher, (rooms, loops): (usize, usize)) {
-    let planner = Planner::new(open_problem(rooms, loops, 3)).unwrap();
-    let mut seed = 0;
-    bencher.bench_local(|| {
-        seed += 1;
-        planner.layout(seed).is_ok()
-    });
+    time_seeds(bencher, open_problem(rooms, loops, 3));
 }

@@ -170,10 +170,9 @@ fn layouts_are_deterministic() {
     assert_ne!(a, level.layout_to_json(&planner.layout(10).unwrap()));
 }
 
-/// A problem the search cannot solve ends with an error that names the room and constraint.
-#[test]
-fn impossible_problems_fail_with_a_reason() {
-    // Four one-door rooms around a hub with a single door: the hub cannot touch them all.
+/// A hub room with a single door and `leaves` rooms it must touch: it can touch one, so more
+/// than one cannot lay out.
+fn one_door_hub(leaves: usize) -> LayoutProblem {
     let mut hub = RoomTemplate::rectangle("hub", 5, 5, 2);
     hub.doors = levelplan::layout::DoorMode::Manual(vec![levelplan::layout::DoorSpec {
         from: [2, 0],
@@ -183,10 +182,17 @@ fn impossible_problems_fail_with_a_reason() {
     }]);
     let mut p = LayoutProblem::new(vec![hub, RoomTemplate::rectangle("room", 5, 5, 2)]);
     p.rooms.push(RoomSpec::new("hub", vec![0]));
-    for i in 0..2 {
+    for i in 0..leaves {
         p.rooms.push(RoomSpec::new(&format!("leaf{i}"), vec![1]));
         p.links.push(LinkSpec::new(0, i + 1, Realise::Contact));
     }
+    p
+}
+
+/// A problem the search cannot solve ends with an error that names the room and constraint.
+#[test]
+fn impossible_problems_fail_with_a_reason() {
+    let mut p = one_door_hub(2);
     p.budget.retry = levelplan::layout::RetryPolicy::Attempts(5);
     let e = Planner::new(p).unwrap().layout(1).unwrap_err().to_string();
     assert!(e.contains("no free position for `leaf"), "{e}");
@@ -198,28 +204,15 @@ fn impossible_problems_fail_with_a_reason() {
 /// the same seed; a problem that lays out has none.
 #[test]
 fn a_failed_layout_shows_where_it_got_stuck() {
-    // A hall with a single door cannot touch three rooms; it can touch one.
-    let mut hall = RoomTemplate::rectangle("hall", 12, 12, 1);
-    hall.doors = levelplan::layout::DoorMode::Manual(vec![levelplan::layout::DoorSpec {
-        from: [5, 0],
-        to: [6, 0],
-        kind: Default::default(),
-        socket: None,
-    }]);
-    let mut p = LayoutProblem::new(vec![hall, RoomTemplate::rectangle("room", 6, 6, 1)]);
-    p.rooms.push(RoomSpec::new("middle", vec![0]));
-    for i in 0..3 {
-        p.rooms.push(RoomSpec::new(&format!("room{i}"), vec![1]));
-        p.links.push(LinkSpec::new(0, i + 1, Realise::Contact));
-    }
+    let mut p = one_door_hub(3);
     p.budget.retry = levelplan::layout::RetryPolicy::Attempts(3);
     let planner = Planner::new(p.clone()).unwrap();
     for seed in 0..3 {
         assert!(planner.layout(seed).is_err());
         let stuck = planner.deepest(seed).expect("the layout fails");
         assert_eq!(stuck, planner.deepest(seed).unwrap(), "seed {seed}");
-        assert!(stuck.stuck.starts_with("room"), "{}", stuck.stuck);
-        assert_eq!(stuck.stuck_next_to, ["middle"]);
+        assert!(stuck.stuck.starts_with("leaf"), "{}", stuck.stuck);
+        assert_eq!(stuck.stuck_next_to, ["hub"]);
         assert_eq!(stuck.placed(), 2, "{}", stuck.to_ascii());
         assert!(stuck.rooms[0].is_some());
         let slot = p.rooms.iter().position(|r| r.name == stuck.stuck).unwrap();
@@ -244,16 +237,14 @@ fn a_failed_layout_shows_where_it_got_stuck() {
         assert!(a.1 <= b.0 || b.1 <= a.0 || a.3 <= b.2 || b.3 <= a.2);
         let picture = stuck.to_ascii();
         assert!(
-            picture.contains("middle (links to the stuck room)"),
+            picture.contains("hub (links to the stuck room)"),
             "{picture}"
         );
-        assert!(picture.contains(&format!("`{}` does not fit next to `middle`", stuck.stuck)));
+        assert!(picture.contains(&format!("`{}` does not fit next to `hub`", stuck.stuck)));
         assert!(picture.contains('@'));
     }
-    // With one room to touch, the hall lays out, and there is nothing to show.
-    p.rooms.truncate(2);
-    p.links.truncate(1);
-    let planner = Planner::new(p).unwrap();
+    // With one room to touch, the hub lays out, and there is nothing to show.
+    let planner = Planner::new(one_door_hub(1)).unwrap();
     assert!(planner.layout(0).is_ok());
     assert_eq!(planner.deepest(0), None);
 }

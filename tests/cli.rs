@@ -529,5 +529,18 @@ fn layout_explain_pictures_where_a_failure_got_stuck() {
     assert!(err.contains("where the search got stuck:"), "{err}");
     assert!(err.contains("does not fit next to `hall`"), "{err}");
     assert!(err.contains("hall (links to the stuck room)"), "{err}");
+    let svg = dir.join("stuck.svg");
+    let o = levelplan(&[
+        "layout",
+        "--edgar",
+        input.to_str().unwrap(),
+        "--explain-svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("a picture of where the search got stuck is in"));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg") && picture.contains(">hall</text>"));
+    assert!(picture.contains("does not fit next to `hall`"), "{picture}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -138,6 +138,9 @@ enum Command {
         /// rooms it had placed at its deepest, and the room that did not fit.
         #[arg(long)]
         explain: bool,
+        /// If no layout is found, also write that picture as SVG to this file.
+        #[arg(long, value_name = "FILE")]
+        explain_svg: Option<PathBuf>,
     },
     /// Check a layout (Edgar's shape) against its level description strictly: no overlaps,
     /// every connection with a door both templates allow on the shared boundary, corridor rooms
@@ -331,14 +334,30 @@ fn run(command: Command) -> Result<ExitCode, String> {
             seed,
             out,
             explain,
+            explain_svg,
         } => {
             let level = read_edgar(&edgar)?;
             let planner = Planner::new(level.problem.clone()).map_err(|e| e.to_string())?;
             let layout = planner.layout(seed).map_err(|e| {
                 let mut text = format!("{}: {e}", edgar.display());
-                if let Some(stuck) = explain.then(|| planner.deepest(seed)).flatten() {
-                    text.push_str("\nwhere the search got stuck:\n");
-                    text.push_str(&stuck.to_ascii());
+                let wanted = explain || explain_svg.is_some();
+                if let Some(stuck) = wanted.then(|| planner.deepest(seed)).flatten() {
+                    if explain {
+                        text.push_str("\nwhere the search got stuck:\n");
+                        text.push_str(&stuck.to_ascii());
+                    }
+                    if let Some(path) = &explain_svg {
+                        let svg = levelplan::export::svg::partial_layout_to_svg(&stuck, 12);
+                        match fs::write(path, svg) {
+                            Ok(()) => text.push_str(&format!(
+                                "\na picture of where the search got stuck is in {}",
+                                path.display()
+                            )),
+                            Err(err) => {
+                                text.push_str(&format!("\ncannot write {}: {err}", path.display()))
+                            }
+                        }
+                    }
                 }
                 text
             })?;

@@ -289,6 +289,144 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
     }
 }
 
+/// A picture of where a failed layout got stuck ([`crate::layout::Planner::deepest`]): each
+/// placed room as its outline, grey, labelled with its name; the rooms the stuck room links to
+/// in red; corridors as dark cells; the stuck room and its neighbours named in a caption. North
+/// is up; `scale` pixels per cell.
+///
+/// # Complexity
+/// `O(rooms · outline + corridor cells)`.
+///
+/// # Examples
+/// ```
+/// use levelplan::layout::{PartialLayout, PlacedRoom, Point, Transform};
+/// let room = |name: &str, x: i32| PlacedRoom {
+///     name: name.into(),
+///     template: 0,
+///     template_name: "square".into(),
+///     transform: Transform::Identity,
+///     position: Point::new(x, 0),
+///     min: Point::new(x, 0),
+///     outline: vec![
+///         Point::new(x, 0),
+///         Point::new(x, 6),
+///         Point::new(x + 6, 6),
+///         Point::new(x + 6, 0),
+///     ],
+///     corridor: false,
+/// };
+/// let stuck = PartialLayout {
+///     rooms: vec![Some(room("hub", 0)), Some(room("east", 6)), None],
+///     corridors: Vec::new(),
+///     stuck: "west".into(),
+///     stuck_next_to: vec!["hub".into()],
+/// };
+/// let svg = levelplan::export::svg::partial_layout_to_svg(&stuck, 10);
+/// assert!(svg.starts_with("<svg") && svg.contains(">hub</text>"));
+/// assert!(svg.contains("`west` does not fit next to `hub`"));
+/// ```
+pub fn partial_layout_to_svg(partial: &crate::layout::PartialLayout, scale: u32) -> String {
+    let s = f64::from(scale.max(1));
+    let (mut x0, mut y0, mut x1, mut y1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
+    let points = partial
+        .rooms
+        .iter()
+        .flatten()
+        .flat_map(|r| r.outline.iter().copied())
+        .chain(partial.corridors.iter().flat_map(|(_, cells)| {
+            cells
+                .iter()
+                .flat_map(|&c| [c, crate::layout::Point::new(c.x + 1, c.y + 1)])
+        }));
+    for p in points {
+        (x0, y0) = (x0.min(p.x), y0.min(p.y));
+        (x1, y1) = (x1.max(p.x), y1.max(p.y));
+    }
+    if x0 > x1 {
+        (x0, y0, x1, y1) = (0, 0, 1, 1);
+    }
+    let next_to = if partial.stuck_next_to.is_empty() {
+        "the rooms placed".to_string()
+    } else {
+        partial
+            .stuck_next_to
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    let words = format!(
+        "{} of {} rooms placed; `{}` does not fit next to {}",
+        partial.placed(),
+        partial.rooms.len(),
+        partial.stuck,
+        next_to
+    );
+    let font = (1.2 * s).max(8.0);
+    let caption = 3.0 * s;
+    let h = f64::from(y1 - y0 + 2) * s;
+    // Wide enough for the caption too (about 0.6 em a character).
+    let w = (f64::from(x1 - x0 + 2) * s).max(words.chars().count() as f64 * 0.6 * font + s);
+    // Level cell corner (x, y) to picture coordinates: north up, a cell of margin.
+    let px = |x: i32| f64::from(x - x0 + 1) * s;
+    let py = |y: i32| f64::from(y1 + 1 - y) * s;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{:.0}\" viewBox=\"0 0 {w:.1} {:.1}\">",
+        h + caption,
+        h + caption
+    );
+    let _ = writeln!(
+        out,
+        "<rect width=\"{w:.1}\" height=\"{:.1}\" fill=\"#f7f5ef\"/>",
+        h + caption
+    );
+    for (_, cells) in &partial.corridors {
+        for c in cells {
+            let _ = writeln!(
+                out,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{s:.1}\" height=\"{s:.1}\" fill=\"#555555\"/>",
+                px(c.x),
+                py(c.y + 1)
+            );
+        }
+    }
+    for room in partial.rooms.iter().flatten() {
+        let near = partial.stuck_next_to.contains(&room.name);
+        let points: Vec<String> = room
+            .outline
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<polygon points=\"{}\" fill=\"{}\" stroke=\"#333333\" stroke-width=\"{:.1}\"/>",
+            points.join(" "),
+            if near { "#f08080" } else { "#d9d4c7" },
+            (0.15 * s).max(1.0)
+        );
+        let n = room.outline.len().max(1) as f64;
+        let cx = room.outline.iter().map(|p| px(p.x)).sum::<f64>() / n;
+        let cy = room.outline.iter().map(|p| py(p.y)).sum::<f64>() / n;
+        let _ = writeln!(
+            out,
+            "<text x=\"{cx:.1}\" y=\"{cy:.1}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{:.1}\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"#1b1b1b\">{}</text>",
+            (1.1 * s).max(7.0),
+            escape(&room.name)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{font:.1}\" fill=\"#b00000\">{}</text>",
+        0.5 * s,
+        h + 2.0 * s,
+        escape(&words)
+    );
+    out.push_str("</svg>\n");
+    out
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")

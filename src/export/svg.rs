@@ -291,7 +291,7 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
 
 /// A picture of where a failed layout got stuck ([`crate::layout::Planner::deepest`]): each
 /// placed room as its outline, grey, labelled with its name; the rooms the stuck room links to
-/// in red; corridors as dark cells; the stuck room and its neighbours named in a caption. North
+/// in red; corridors as dark cells; [`PartialLayout::caption`](crate::layout::PartialLayout::caption) below. North
 /// is up; `scale` pixels per cell.
 ///
 /// # Complexity
@@ -345,23 +345,7 @@ pub fn partial_layout_to_svg(partial: &crate::layout::PartialLayout, scale: u32)
     if x0 > x1 {
         (x0, y0, x1, y1) = (0, 0, 1, 1);
     }
-    let next_to = if partial.stuck_next_to.is_empty() {
-        "the rooms placed".to_string()
-    } else {
-        partial
-            .stuck_next_to
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(" and ")
-    };
-    let words = format!(
-        "{} of {} rooms placed; `{}` does not fit next to {}",
-        partial.placed(),
-        partial.rooms.len(),
-        partial.stuck,
-        next_to
-    );
+    let words = partial.caption();
     let font = (1.2 * s).max(8.0);
     let caption = 3.0 * s;
     let h = f64::from(y1 - y0 + 2) * s;

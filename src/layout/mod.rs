@@ -503,23 +503,30 @@ impl PartialLayout {
                 out.push('\n');
             }
         }
-        out.push_str(&format!(
-            "{} of {} rooms placed; `{}` does not fit next to {}\n",
-            self.placed(),
-            self.rooms.len(),
-            self.stuck,
-            if self.stuck_next_to.is_empty() {
-                "the rooms placed".to_string()
-            } else {
-                self.stuck_next_to
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            }
-        ));
+        out.push_str(&self.caption());
+        out.push('\n');
         out.push_str(&legend);
         out
+    }
+
+    /// One line saying how far the search got: how many rooms are placed, and which room does
+    /// not fit next to which.
+    pub fn caption(&self) -> String {
+        let next_to = if self.stuck_next_to.is_empty() {
+            "the rooms placed".to_string()
+        } else {
+            self.stuck_next_to
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        format!(
+            "{} of {} rooms placed; `{}` does not fit next to {next_to}",
+            self.placed(),
+            self.rooms.len(),
+            self.stuck
+        )
     }
 }
 

@@ -1,4 +1,4 @@
-//! SVG pictures of tile maps.
+//! SVG pictures of tile maps, of whole levels, and of where a failed layout got stuck.
 
 use std::fmt::Write;
 
@@ -291,8 +291,8 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
 
 /// A picture of where a failed layout got stuck ([`crate::layout::Planner::deepest`]): each
 /// placed room as its outline, grey, labelled with its name; the rooms the stuck room links to
-/// in red; corridors as dark cells; [`PartialLayout::caption`](crate::layout::PartialLayout::caption) below. North
-/// is up; `scale` pixels per cell.
+/// in red; corridors as dark cells; below, the layout's
+/// [`caption`](crate::layout::PartialLayout::caption). North is up; `scale` pixels per cell.
 ///
 /// # Complexity
 /// `O(rooms · outline + corridor cells)`.

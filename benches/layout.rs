@@ -16,7 +16,12 @@ use levelplan::recipes::gungeon::{Generator, GungeonParams};
 use levelplan::{Flow, LinkRole};
 
 fn main() {
-    scale_success_rates();
+    // The success rates take minutes; a run filtered to some benchmarks
+    // (`cargo bench --bench layout -- edgar`) skips them.
+    let filtered = std::env::args().skip(1).any(|a| !a.starts_with('-'));
+    if !filtered {
+        scale_success_rates();
+    }
     divan::main();
 }
 

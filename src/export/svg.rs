@@ -170,53 +170,95 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
                 .unwrap_or(crate::graph::RoomKind::Normal)
         })
         .collect();
-    // Label positions: the mean of each room's floor tiles.
-    let mut sums = vec![(0.0f64, 0.0f64, 0u32); level.rooms.len()];
-    for ((x, y), region) in map.regions.iter() {
-        if let Some(r) = *region
-            && map.tiles.get(x as i64, y as i64) == Some(&Tile::Floor)
-            && let Some(s) = sums.get_mut(r as usize)
-        {
-            s.0 += x as f64 + 0.5;
-            s.1 += y as f64 + 0.5;
-            s.2 += 1;
-        }
-    }
-    let mut labels = Vec::new();
-    for (i, &id) in level.rooms.iter().enumerate() {
-        let (sx, sy, n) = sums[i];
-        if n == 0 {
-            continue;
-        }
-        let room = level.graph.room(id);
-        let mut text = id.to_string();
-        if let Some(room) = room
-            && room.kind != crate::graph::RoomKind::Normal
-        {
-            text.push(' ');
-            text.push_str(room.kind.name());
-        }
-        labels.push(Label {
-            x: sx / f64::from(n),
-            y: sy / f64::from(n) - 0.4,
-            text,
-        });
-    }
+    // Each room's label and the keys and switches listed under it.
+    let texts: Vec<(String, Vec<String>)> = level
+        .rooms
+        .iter()
+        .map(|&id| {
+            let mut text = id.to_string();
+            let mut items = Vec::new();
+            if let Some(room) = level.graph.room(id) {
+                if room.kind != crate::graph::RoomKind::Normal {
+                    text.push(' ');
+                    text.push_str(room.kind.name());
+                }
+                items = room
+                    .items
+                    .iter()
+                    .filter_map(|it| match it {
+                        Item::Key(k) => Some(format!("key {k}")),
+                        Item::Switch(k) => Some(format!("switch {k}")),
+                        Item::SmallKey(_) => Some("small key".into()),
+                        Item::Task(k) => Some(format!("task {k}")),
+                        _ => None,
+                    })
+                    .collect();
+            }
+            (text, items)
+        })
+        .collect();
+    let s = f64::from(scale);
+    let size = (1.1 * s).max(7.0);
+    // The box (in tiles, round the anchor) that a room's label and items cover.
+    let extent = |(text, items): &(String, Vec<String>)| -> (f64, f64, f64, f64) {
+        let half = 0.3 * size / s * text.chars().count() as f64;
+        let widest = items.iter().map(|t| t.chars().count()).max().unwrap_or(0) as f64;
+        let below = if items.is_empty() {
+            -0.4 + 0.5 * size / s
+        } else {
+            0.9 + 1.1 * (items.len() - 1) as f64 + 0.5
+        };
+        let right = if items.is_empty() {
+            half
+        } else {
+            half.max(-0.6 + 0.48 * widest)
+        };
+        let left = if items.is_empty() {
+            half
+        } else {
+            half.max(1.2)
+        };
+        (left, -0.4 - 0.5 * size / s, right, below)
+    };
+    let anchors = place_labels(
+        &label_candidates(map, level.rooms.len()),
+        &texts.iter().map(extent).collect::<Vec<_>>(),
+    );
+    let labels: Vec<Label> = anchors
+        .iter()
+        .zip(&texts)
+        .filter_map(|(a, (text, _))| {
+            a.map(|(x, y)| Label {
+                x,
+                y: y - 0.4,
+                text: text.clone(),
+            })
+        })
+        .collect();
     let svg = tilemap_to_svg(
         map,
         scale,
         |r| kinds.get(r as usize).map(|k| kind_colour(k).to_string()),
         &[],
     );
-    let s = f64::from(scale);
+    let width = map.tiles.width() as f64 * s;
     let mut extra = String::new();
     for l in &labels {
+        // Bold sans-serif runs about 0.6 of its size per character: keep the whole label in
+        // the picture. A light halo keeps it readable where it crosses a wall.
+        let half = 0.3 * size * l.text.chars().count() as f64;
+        let x = if 2.0 * half >= width {
+            width / 2.0
+        } else {
+            (l.x * s).clamp(half, width - half)
+        };
         let _ = writeln!(
             extra,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{:.1}\" font-weight=\"bold\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"#1b1b1b\">{}</text>",
-            l.x * s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{:.1}\" font-weight=\"bold\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"#1b1b1b\" stroke=\"#f2efe8\" stroke-opacity=\"0.8\" stroke-width=\"{:.1}\" paint-order=\"stroke\" stroke-linejoin=\"round\">{}</text>",
+            x,
             l.y * s,
-            (1.1 * s).max(7.0),
+            size,
+            0.25 * size,
             escape(&l.text)
         );
     }
@@ -247,38 +289,22 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         );
     }
     // Keys and switches: a gold diamond with the key's name, under the room's label.
-    for (i, &id) in level.rooms.iter().enumerate() {
-        let (sx, sy, n) = sums[i];
-        let Some(room) = level.graph.room(id) else {
-            continue;
-        };
-        if n == 0 {
-            continue;
-        }
-        let items: Vec<String> = room
-            .items
-            .iter()
-            .filter_map(|it| match it {
-                Item::Key(k) => Some(format!("key {k}")),
-                Item::Switch(k) => Some(format!("switch {k}")),
-                Item::SmallKey(_) => Some("small key".into()),
-                Item::Task(k) => Some(format!("task {k}")),
-                _ => None,
-            })
-            .collect();
+    for (anchor, (_, items)) in anchors.iter().zip(&texts) {
+        let Some((ax, ay)) = *anchor else { continue };
         for (j, text) in items.iter().enumerate() {
-            let cx = sx / f64::from(n) * s;
-            let cy = (sy / f64::from(n) + 0.9 + j as f64 * 1.1) * s;
+            let cx = ax * s;
+            let cy = (ay + 0.9 + j as f64 * 1.1) * s;
             let r = 0.35 * s;
             let _ = writeln!(
                 extra,
                 "<path d=\"M{:.1} {:.1} l{r:.1} {r:.1} l-{r:.1} {r:.1} l-{r:.1} -{r:.1} z\" fill=\"#ffd700\" stroke=\"#7a5c00\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" fill=\"#3a2a00\" font-family=\"sans-serif\">{}</text>",
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" fill=\"#3a2a00\" font-family=\"sans-serif\" stroke=\"#f2efe8\" stroke-opacity=\"0.8\" stroke-width=\"{:.1}\" paint-order=\"stroke\" stroke-linejoin=\"round\">{}</text>",
                 cx - 1.2 * s,
                 cy - r,
                 cx - 0.6 * s,
                 cy + 0.3 * s,
                 0.8 * s,
+                0.2 * s,
                 escape(text)
             );
         }
@@ -287,6 +313,132 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         Some(end) => format!("{}{}{}", &svg[..end], extra, &svg[end..]),
         None => svg,
     }
+}
+
+/// Candidate tiles to carry each room's label, past which a label is not moved.
+const LABEL_CANDIDATES: usize = 48;
+
+/// Labels placed one room after another, rooms with the fewest candidates (the narrowest)
+/// first: each at the first of its room's candidates where its box overlaps no label placed
+/// before, or at its first candidate if every one does. A box runs from `x - left` to
+/// `x + right` and from `y + top` to `y + bottom` round an anchor `(x, y)`, in tiles, with
+/// `(left, top, right, bottom)` from `extents`.
+fn place_labels(
+    candidates: &[Vec<(f64, f64)>],
+    extents: &[(f64, f64, f64, f64)],
+) -> Vec<Option<(f64, f64)>> {
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&i| (candidates[i].len(), i));
+    let mut boxes: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut placed = vec![None; candidates.len()];
+    for i in order {
+        let (l, t, r, b) = extents[i];
+        let at = |&(x, y): &(f64, f64)| (x - l, y + t, x + r, y + b);
+        let free = |c: &(f64, f64)| {
+            let (x0, y0, x1, y1) = at(c);
+            boxes
+                .iter()
+                .all(|&(a0, b0, a1, b1)| x1 <= a0 || a1 <= x0 || y1 <= b0 || b1 <= y0)
+        };
+        let list = &candidates[i];
+        placed[i] = list.iter().find(|c| free(c)).or(list.first()).copied();
+        if let Some(c) = placed[i] {
+            boxes.push(at(&c));
+        }
+    }
+    placed
+}
+
+/// Where each of `rooms` regions may carry its label, best first, in tile coordinates (a
+/// tile's middle): the region's floor tiles by how far (in steps) they lie from any tile that
+/// is not its floor, deepest first, so that labels sit on the floor even in L-, T- and U-shaped
+/// rooms; of equally deep tiles, the nearest the mean of the region's floor tiles first, then
+/// row order. At most [`LABEL_CANDIDATES`] per region; none for a region with no floor.
+fn label_candidates(map: &TileMap, rooms: usize) -> Vec<Vec<(f64, f64)>> {
+    let (w, h) = (map.tiles.width(), map.tiles.height());
+    let room_at = |x: usize, y: usize| -> Option<u32> {
+        let (x, y) = (x as i64, y as i64);
+        match (map.tiles.get(x, y), map.regions.get(x, y)) {
+            (Some(Tile::Floor), Some(&Some(r))) if (r as usize) < rooms => Some(r),
+            _ => None,
+        }
+    };
+    // Steps to the nearest tile outside the tile's own floor: two passes of a city-block
+    // distance transform; the map's edge counts as outside.
+    let mut depth = vec![0u32; w * h];
+    // One step more than a neighbour of the same floor; 1 next to anything else.
+    let through = |r: u32, nx: usize, ny: usize, d: &[u32]| {
+        if room_at(nx, ny) == Some(r) {
+            d[ny * w + nx] + 1
+        } else {
+            1
+        }
+    };
+    for y in 0..h {
+        for x in 0..w {
+            if let Some(r) = room_at(x, y) {
+                depth[y * w + x] = if x > 0 && y > 0 {
+                    through(r, x - 1, y, &depth).min(through(r, x, y - 1, &depth))
+                } else {
+                    1
+                };
+            }
+        }
+    }
+    for y in (0..h).rev() {
+        for x in (0..w).rev() {
+            if let Some(r) = room_at(x, y) {
+                depth[y * w + x] = if x + 1 < w && y + 1 < h {
+                    depth[y * w + x]
+                        .min(through(r, x + 1, y, &depth))
+                        .min(through(r, x, y + 1, &depth))
+                } else {
+                    1
+                };
+            }
+        }
+    }
+    let mut sums = vec![(0.0f64, 0.0f64, 0u32); rooms];
+    for y in 0..h {
+        for x in 0..w {
+            if let Some(r) = room_at(x, y) {
+                let s = &mut sums[r as usize];
+                s.0 += x as f64 + 0.5;
+                s.1 += y as f64 + 0.5;
+                s.2 += 1;
+            }
+        }
+    }
+    let mut tiles: Vec<
+        Vec<(
+            std::cmp::Reverse<u32>,
+            ordered_float::OrderedFloat<f64>,
+            usize,
+        )>,
+    > = vec![Vec::new(); rooms];
+    for y in 0..h {
+        for x in 0..w {
+            let Some(r) = room_at(x, y) else { continue };
+            let (sx, sy, n) = sums[r as usize];
+            let (mx, my) = (sx / f64::from(n), sy / f64::from(n));
+            let off = (x as f64 + 0.5 - mx).powi(2) + (y as f64 + 0.5 - my).powi(2);
+            tiles[r as usize].push((
+                std::cmp::Reverse(depth[y * w + x]),
+                ordered_float::OrderedFloat(off),
+                y * w + x,
+            ));
+        }
+    }
+    tiles
+        .into_iter()
+        .map(|mut list| {
+            list.sort_unstable();
+            list.iter()
+                .take(LABEL_CANDIDATES)
+                .map(|&(_, _, i)| ((i % w) as f64 + 0.5, (i / w) as f64 + 0.5))
+                .collect()
+        })
+        .collect()
 }
 
 /// A picture of where a failed layout got stuck ([`crate::layout::Planner::deepest`]): each
@@ -415,4 +567,66 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Draws `rows` as a map: `.` floor of region 0, `,` floor of region 1, `#` wall.
+    fn map(rows: &[&str]) -> TileMap {
+        let mut m = TileMap::new(rows[0].len(), rows.len());
+        for (y, row) in rows.iter().enumerate() {
+            for (x, c) in row.chars().enumerate() {
+                let (tile, region) = match c {
+                    '.' => (Tile::Floor, Some(0)),
+                    ',' => (Tile::Floor, Some(1)),
+                    _ => (Tile::Wall, None),
+                };
+                m.put(x as i64, y as i64, tile, region);
+            }
+        }
+        m
+    }
+
+    #[test]
+    fn labels_sit_on_the_floor_of_their_room() {
+        // A U-shaped room (its mean lies in the gap between the arms) beside a small room.
+        let m = map(&[
+            "###########",
+            "#...#...#,#",
+            "#...#...#,#",
+            "#...#...#,#",
+            "#.......#,#",
+            "#.......#,#",
+            "###########",
+        ]);
+        let candidates = label_candidates(&m, 3);
+        let anchors: Vec<Option<(f64, f64)>> =
+            candidates.iter().map(|c| c.first().copied()).collect();
+        let (x, y) = anchors[0].expect("region 0 has floor");
+        let (x, y) = (x.floor() as i64, y.floor() as i64);
+        assert_eq!(m.tiles.get(x, y), Some(&Tile::Floor));
+        assert_eq!(m.regions.get(x, y), Some(&Some(0)));
+        // The deepest tiles are two steps in (down the arms' middles and along the bottom
+        // bar); of those, the one nearest the mean is in the bottom bar, next to the gap.
+        assert_eq!((x, y), (3, 4));
+        let (x, y) = anchors[1].expect("region 1 has floor");
+        assert_eq!((x, y), (9.5, 3.5), "the middle of the one-tile-wide room");
+        assert_eq!(anchors[2], None, "a region with no floor has no label");
+    }
+
+    #[test]
+    fn labels_make_way_for_each_other() {
+        let wide = (2.0, -0.5, 2.0, 0.5);
+        // The second room's best place is under the first label: it takes its next one.
+        let placed = place_labels(
+            &[vec![(5.5, 5.5)], vec![(6.5, 5.5), (6.5, 7.5)]],
+            &[wide, wide],
+        );
+        assert_eq!(placed, vec![Some((5.5, 5.5)), Some((6.5, 7.5))]);
+        // With nowhere free it keeps its best; a room without candidates gets no label.
+        let placed = place_labels(&[vec![(5.5, 5.5)], vec![(6.5, 5.5)], vec![]], &[wide; 3]);
+        assert_eq!(placed, vec![Some((5.5, 5.5)), Some((6.5, 5.5)), None]);
+    }
 }

@@ -409,13 +409,13 @@ fn label_candidates(map: &TileMap, rooms: usize) -> Vec<Vec<(f64, f64)>> {
             }
         }
     }
-    let mut tiles: Vec<
-        Vec<(
-            std::cmp::Reverse<u32>,
-            ordered_float::OrderedFloat<f64>,
-            usize,
-        )>,
-    > = vec![Vec::new(); rooms];
+    // Per region: (deeper first, nearer the mean first, row order) for each floor tile.
+    type Rank = (
+        std::cmp::Reverse<u32>,
+        ordered_float::OrderedFloat<f64>,
+        usize,
+    );
+    let mut tiles: Vec<Vec<Rank>> = vec![Vec::new(); rooms];
     for y in 0..h {
         for x in 0..w {
             let Some(r) = room_at(x, y) else { continue };

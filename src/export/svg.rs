@@ -199,9 +199,11 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         .collect();
     let s = f64::from(scale);
     let size = (1.1 * s).max(7.0);
+    // Half a label's width in pixels: bold sans-serif runs about 0.6 of its size per character.
+    let half_width = |text: &str| 0.3 * size * text.chars().count() as f64;
     // The box (in tiles, round the anchor) that a room's label and items cover.
     let extent = |(text, items): &(String, Vec<String>)| -> (f64, f64, f64, f64) {
-        let half = 0.3 * size / s * text.chars().count() as f64;
+        let half = half_width(text) / s;
         let widest = items.iter().map(|t| t.chars().count()).max().unwrap_or(0) as f64;
         let below = if items.is_empty() {
             -0.4 + 0.5 * size / s
@@ -216,7 +218,7 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         let left = if items.is_empty() {
             half
         } else {
-            half.max(1.2)
+            half.max(1.55)
         };
         (left, -0.4 - 0.5 * size / s, right, below)
     };
@@ -244,9 +246,9 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
     let width = map.tiles.width() as f64 * s;
     let mut extra = String::new();
     for l in &labels {
-        // Bold sans-serif runs about 0.6 of its size per character: keep the whole label in
-        // the picture. A light halo keeps it readable where it crosses a wall.
-        let half = 0.3 * size * l.text.chars().count() as f64;
+        // The whole label stays in the picture; a light halo keeps it readable where it
+        // crosses a wall.
+        let half = half_width(&l.text);
         let x = if 2.0 * half >= width {
             width / 2.0
         } else {
@@ -254,7 +256,7 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         };
         let _ = writeln!(
             extra,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{:.1}\" font-weight=\"bold\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"#1b1b1b\" stroke=\"#f2efe8\" stroke-opacity=\"0.8\" stroke-width=\"{:.1}\" paint-order=\"stroke\" stroke-linejoin=\"round\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"{:.1}\" font-weight=\"bold\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"#1b1b1b\" stroke-width=\"{:.1}\" {HALO}>{}</text>",
             x,
             l.y * s,
             size,
@@ -298,7 +300,7 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
             let _ = writeln!(
                 extra,
                 "<path d=\"M{:.1} {:.1} l{r:.1} {r:.1} l-{r:.1} {r:.1} l-{r:.1} -{r:.1} z\" fill=\"#ffd700\" stroke=\"#7a5c00\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" fill=\"#3a2a00\" font-family=\"sans-serif\" stroke=\"#f2efe8\" stroke-opacity=\"0.8\" stroke-width=\"{:.1}\" paint-order=\"stroke\" stroke-linejoin=\"round\">{}</text>",
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" fill=\"#3a2a00\" font-family=\"sans-serif\" stroke-width=\"{:.1}\" {HALO}>{}</text>",
                 cx - 1.2 * s,
                 cy - r,
                 cx - 0.6 * s,
@@ -314,6 +316,10 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         None => svg,
     }
 }
+
+/// The light outline drawn under label text (before its fill), with its width given apart.
+const HALO: &str =
+    "stroke=\"#f2efe8\" stroke-opacity=\"0.8\" paint-order=\"stroke\" stroke-linejoin=\"round\"";
 
 /// Candidate tiles to carry each room's label, past which a label is not moved.
 const LABEL_CANDIDATES: usize = 48;

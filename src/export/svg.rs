@@ -205,22 +205,15 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
     let extent = |(text, items): &(String, Vec<String>)| -> (f64, f64, f64, f64) {
         let half = half_width(text) / s;
         let widest = items.iter().map(|t| t.chars().count()).max().unwrap_or(0) as f64;
-        let below = if items.is_empty() {
-            -0.4 + 0.5 * size / s
+        let top = -LABEL_RAISE - 0.5 * size / s;
+        if items.is_empty() {
+            (half, top, half, -LABEL_RAISE + 0.5 * size / s)
         } else {
-            0.9 + 1.1 * (items.len() - 1) as f64 + 0.5
-        };
-        let right = if items.is_empty() {
-            half
-        } else {
-            half.max(-0.6 + 0.48 * widest)
-        };
-        let left = if items.is_empty() {
-            half
-        } else {
-            half.max(1.55)
-        };
-        (left, -0.4 - 0.5 * size / s, right, below)
+            // Key lines start at the diamond, 1.2 tiles left of the anchor (0.35 wide each
+            // way), their text 0.6 left of it, 0.8 of a tile high, a line every 1.1 tiles.
+            let below = 0.9 + 1.1 * (items.len() - 1) as f64 + 0.5;
+            (half.max(1.55), top, half.max(-0.6 + 0.48 * widest), below)
+        }
     };
     let anchors = place_labels(
         &label_candidates(map, level.rooms.len()),
@@ -232,7 +225,7 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         .filter_map(|(a, (text, _))| {
             a.map(|(x, y)| Label {
                 x,
-                y: y - 0.4,
+                y: y - LABEL_RAISE,
                 text: text.clone(),
             })
         })
@@ -321,6 +314,9 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
 const HALO: &str =
     "stroke=\"#f2efe8\" stroke-opacity=\"0.8\" paint-order=\"stroke\" stroke-linejoin=\"round\"";
 
+/// How far (in tiles) a room's label sits above its anchor, to leave room for key lines below.
+const LABEL_RAISE: f64 = 0.4;
+
 /// Candidate tiles to carry each room's label, past which a label is not moved.
 const LABEL_CANDIDATES: usize = 48;
 
@@ -362,13 +358,17 @@ fn place_labels(
 /// row order. At most [`LABEL_CANDIDATES`] per region; none for a region with no floor.
 fn label_candidates(map: &TileMap, rooms: usize) -> Vec<Vec<(f64, f64)>> {
     let (w, h) = (map.tiles.width(), map.tiles.height());
-    let room_at = |x: usize, y: usize| -> Option<u32> {
-        let (x, y) = (x as i64, y as i64);
-        match (map.tiles.get(x, y), map.regions.get(x, y)) {
-            (Some(Tile::Floor), Some(&Some(r))) if (r as usize) < rooms => Some(r),
-            _ => None,
-        }
-    };
+    // The room whose floor each tile is, if any.
+    let owner: Vec<Option<u32>> = (0..w * h)
+        .map(|i| {
+            let (x, y) = ((i % w) as i64, (i / w) as i64);
+            match (map.tiles.get(x, y), map.regions.get(x, y)) {
+                (Some(Tile::Floor), Some(&Some(r))) if (r as usize) < rooms => Some(r),
+                _ => None,
+            }
+        })
+        .collect();
+    let room_at = |x: usize, y: usize| owner[y * w + x];
     // Steps to the nearest tile outside the tile's own floor: two passes of a city-block
     // distance transform; the map's edge counts as outside.
     let mut depth = vec![0u32; w * h];

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod player;
+
 use std::collections::{BTreeSet, VecDeque};
 
 use levelplan::graph::flow::{FlowTemplate, NodeType, Priority};

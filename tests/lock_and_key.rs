@@ -6,6 +6,7 @@ mod common;
 
 use std::collections::{BTreeSet, VecDeque};
 
+use common::player::{exhaustive, replay};
 use levelplan::graph::lock_and_key::{LockPlan, PlanError, ScenarioOptions, plan, sector_scenario};
 use levelplan::graph::random::connected_graph;
 use levelplan::graph::solve::solve;
@@ -39,6 +40,36 @@ fn reach_without(g: &LevelGraph, closed: &[LinkId]) -> BTreeSet<RoomId> {
         }
     }
     seen
+}
+
+/// The exhaustive player's verdict on a planned level (`Ok(false)` if it has more than
+/// `max_states` states to walk): every play, independent of the solver.
+fn exhaustively_accepted(g: &LevelGraph, max_states: usize) -> Result<bool, TestCaseError> {
+    let start = g.entrance().unwrap();
+    let goal = g
+        .rooms_of_kind(&RoomKind::Exit)
+        .next()
+        .or_else(|| g.rooms_of_kind(&RoomKind::Boss).next())
+        .unwrap();
+    let Some(v) = exhaustive(g, start, goal, max_states) else {
+        return Ok(false);
+    };
+    prop_assert!(v.goal_reachable, "the goal cannot be reached");
+    prop_assert!(
+        v.dead_rooms.is_empty(),
+        "a player can get stuck in {:?}",
+        v.dead_rooms
+    );
+    prop_assert!(
+        v.everything_reached(g),
+        "never reached: rooms {:?}, openers {:?}, locks {:?}",
+        v.rooms_never_entered(g),
+        v.openers_never_taken(g),
+        v.locks_never_passed(g)
+    );
+    let w = solve(g).unwrap();
+    prop_assert_eq!(replay(g, start, goal, &w.steps), Ok(()));
+    Ok(true)
 }
 
 fn check_rules(g: &LevelGraph) -> Result<(), TestCaseError> {
@@ -143,6 +174,16 @@ proptest! {
     }
 
     #[test]
+    fn every_planned_small_level_passes_the_exhaustive_player(
+        rooms in 2usize..30, loops in 0usize..6, seed in any::<u64>(), opts in options(),
+    ) {
+        let mut g = level(rooms, loops, seed);
+        if plan(&mut g, &opts, &mut levelplan::seed::stream(seed, "plan")).is_ok() {
+            prop_assert!(exhaustively_accepted(&g, 2_000_000)?, "too many states to check");
+        }
+    }
+
+    #[test]
     fn planning_on_built_in_flows_keeps_their_own_locks(
         flow in prop::sample::select(common::builtin_flows()), seed in any::<u64>(), opts in options(),
     ) {
@@ -157,6 +198,7 @@ proptest! {
                     prop_assert_eq!(g.link(*l).unwrap().lock, Some(*lock), "the flow's lock on {} stays", l);
                 }
                 check_rules(&g)?;
+                prop_assert!(exhaustively_accepted(&g, 2_000_000)?, "too many states to check");
             }
             Err(PlanError::TooManyLocks { .. }) => {}
             Err(e) => prop_assert!(false, "plan failed: {}", e),
@@ -244,4 +286,65 @@ fn small_keys_and_shortcuts_are_used() {
     }
     assert!(small >= 40, "small-key doors: {small}");
     assert!(shortcuts >= 20, "shortcuts: {shortcuts}");
+}
+
+#[test]
+fn the_levels_of_the_completability_report_are_finishable_by_any_player() {
+    // `generate --recipe flow` with these options made a soft-lock (classic 8), rooms no play
+    // enters (fork 9) and openers beside their doors (hub_spokes 5) before the skipping player.
+    let cases: [(&str, u64, LockPlan); 3] = [
+        (
+            "classic",
+            8,
+            LockPlan {
+                locks: 3,
+                one_way_shortcuts: 3,
+                ..LockPlan::default()
+            },
+        ),
+        (
+            "fork",
+            9,
+            LockPlan {
+                locks: 4,
+                ..LockPlan::default()
+            },
+        ),
+        (
+            "hub_spokes",
+            5,
+            LockPlan {
+                locks: 3,
+                switches: 1,
+                ..LockPlan::default()
+            },
+        ),
+    ];
+    for (name, seed, options) in cases {
+        let flow = levelplan::FlowTemplate::builtin(name).unwrap();
+        let mut g = flow.generate(seed, &Default::default()).unwrap();
+        plan(
+            &mut g,
+            &options,
+            &mut levelplan::seed::stream(seed, "locks"),
+        )
+        .unwrap_or_else(|e| panic!("{name} {seed}: {e}"));
+        assert!(
+            exhaustively_accepted(&g, 5_000_000).unwrap(),
+            "{name} {seed}: too big"
+        );
+        // No opener lies in a room at either end of the door it opens.
+        for (link, lock) in g.locks() {
+            let (a, b) = g.endpoints(link).unwrap();
+            for end in [a, b] {
+                let beside = g
+                    .room(end)
+                    .unwrap()
+                    .items
+                    .iter()
+                    .any(|i| i.opens() == Some((lock.by, lock.opener)));
+                assert!(!beside, "{name} {seed}: the opener of {link} lies in {end}");
+            }
+        }
+    }
 }

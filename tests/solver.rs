@@ -7,7 +7,7 @@ use common::player::{Verdict, exhaustive, replay};
 use levelplan::graph::solve::{
     Missing, PlayerModel, SolveOptions, Step, Unsolvable, solve, solve_with,
 };
-use levelplan::{Item, LevelGraph, Link, LinkKind, Lock, Opener, Room, RoomId, RoomKind};
+use levelplan::{Item, LevelGraph, Link, LinkId, LinkKind, Lock, Opener, Room, RoomId, RoomKind};
 use proptest::prelude::*;
 
 /// The entrance and the goal (first exit) of a test level.
@@ -377,5 +377,142 @@ fn built_in_flows_are_solvable_and_safe() {
             );
             assert!(w.rooms_walked >= 1);
         }
+    }
+}
+
+/// A one-way shortcut back into a wing whose door needs a key from a side room: the shape of
+/// `generate --recipe flow --flow classic --seed 8 --locks 3 --shortcuts 3` before the fix.
+fn skip_trap() -> (LevelGraph, [RoomId; 5], LinkId, levelplan::KeyId) {
+    let mut g = LevelGraph::new();
+    let start = g.add_room(Room::new(RoomKind::Entrance));
+    let side = g.add_room(Room::new(RoomKind::Normal));
+    let hall = g.add_room(Room::new(RoomKind::Normal));
+    let wing = g.add_room(Room::new(RoomKind::Normal));
+    let exit = g.add_room(Room::new(RoomKind::Exit));
+    let k = g.new_key();
+    g.room_mut(side).unwrap().items.push(Item::Key(k));
+    g.add_link(start, side, Link::door());
+    g.add_link(start, hall, Link::door());
+    let drop = g.add_link(hall, wing, Link::new(LinkKind::OneWay));
+    let key_door = Lock {
+        by: k,
+        opener: Opener::Key,
+    };
+    g.add_link(wing, start, Link::door().with_lock(key_door));
+    g.add_link(start, exit, Link::door());
+    (g, [start, side, hall, wing, exit], drop, k)
+}
+
+#[test]
+fn a_player_who_skips_a_key_and_takes_a_one_way_link_is_caught() {
+    let (g, [_, side, _, wing, exit], drop, k) = skip_trap();
+    let err = solve(&g).unwrap_err();
+    assert_eq!(
+        err,
+        Unsolvable::SoftLock {
+            goal: exit,
+            steps: vec![Step::OneWay {
+                link: drop,
+                to: wing
+            }],
+            stuck_at: wing,
+            shut_by: drop,
+            shut_in: vec![wing],
+            skipped: vec![(side, Item::Key(k))],
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the player can get stuck: after take one-way l2 to r3, the goal r4 can no longer be \
+         reached; shut in r3 by l2 (one-way), having skipped key k0 in r1"
+    );
+    // The thorough player picks the key up first, so the weaker model misses the trap.
+    let thorough = SolveOptions {
+        model: PlayerModel::Thorough,
+        ..Default::default()
+    };
+    assert!(solve_with(&g, &thorough).is_ok());
+}
+
+#[test]
+fn openers_behind_each_others_locks_are_never_reached() {
+    // The shape of `--flow fork --seed 9 --locks 4` before the fix: k0 behind k1's lock and
+    // k1 behind k0's; the goal does not need either wing.
+    let mut g = LevelGraph::new();
+    let start = g.add_room(Room::new(RoomKind::Entrance));
+    let west = g.add_room(Room::new(RoomKind::Reward));
+    let east = g.add_room(Room::new(RoomKind::Reward));
+    let exit = g.add_room(Room::new(RoomKind::Exit));
+    let (k0, k1) = (g.new_key(), g.new_key());
+    g.room_mut(east).unwrap().items.push(Item::Key(k0));
+    g.room_mut(west).unwrap().items.push(Item::Key(k1));
+    let lock0 = Lock {
+        by: k0,
+        opener: Opener::Key,
+    };
+    let lock1 = Lock {
+        by: k1,
+        opener: Opener::Key,
+    };
+    let to_west = g.add_link(start, west, Link::door().with_lock(lock0));
+    let to_east = g.add_link(start, east, Link::door().with_lock(lock1));
+    g.add_link(start, exit, Link::door());
+    let err = solve(&g).unwrap_err();
+    let Unsolvable::NeverReached {
+        rooms,
+        openers,
+        locks,
+        blockers,
+    } = &err
+    else {
+        panic!("{err}");
+    };
+    assert_eq!(rooms, &vec![west, east]);
+    assert_eq!(openers, &vec![(west, Item::Key(k1)), (east, Item::Key(k0))]);
+    assert_eq!(locks, &vec![(to_west, lock0), (to_east, lock1)]);
+    assert_eq!(blockers.len(), 2);
+    assert_eq!(blockers[0].missing, Missing::OutOfReach { room: east });
+    assert_eq!(
+        err.to_string(),
+        "part of the level can never be reached in any play: rooms r1, r2 are never entered; \
+         key k1 in r1, key k0 in r2 never picked up; locks l0 (key k0), l1 (key k1) never open: \
+         lock l0 needs key k0 and it lies in r2, which cannot be reached before the lock; lock \
+         l1 needs key k1 and it lies in r1, which cannot be reached before the lock"
+    );
+    // Secret rooms may stay hidden, but not an opener inside one.
+    let mut hidden = g.clone();
+    for l in [to_west, to_east] {
+        hidden.link_mut(l).unwrap().lock = None;
+    }
+    let secret = hidden.add_room(Room::new(RoomKind::Secret));
+    hidden.add_link(exit, secret, Link::new(LinkKind::Window));
+    assert!(solve(&hidden).is_ok());
+    hidden
+        .room_mut(secret)
+        .unwrap()
+        .items
+        .push(Item::Switch(k1));
+    assert!(matches!(
+        solve(&hidden),
+        Err(Unsolvable::NeverReached { ref rooms, ref openers, .. })
+            if rooms.is_empty() && openers == &vec![(secret, Item::Switch(k1))]
+    ));
+}
+
+#[test]
+fn running_out_of_states_is_an_error_never_an_acceptance() {
+    let (g, ..) = skip_trap();
+    for max_states in 0..3 {
+        let result = solve_with(
+            &g,
+            &SolveOptions {
+                max_states,
+                ..Default::default()
+            },
+        );
+        assert!(
+            matches!(result, Err(Unsolvable::TooManyStates { limit }) if limit == max_states),
+            "{result:?}"
+        );
     }
 }

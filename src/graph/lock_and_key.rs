@@ -48,15 +48,41 @@ fn walk(graph: &LevelGraph, start: RoomId, open: &[bool], forwards: bool) -> Vec
     seen
 }
 
-/// Puts the missing openers of a level's locks where the player finds them in time.
+/// Rooms within reach of `start` over open, passable links, with their distance in links.
+fn distances(graph: &LevelGraph, start: RoomId, open: &[bool]) -> Vec<Option<usize>> {
+    let mut dist = vec![None; graph.room_bound()];
+    dist[start.0 as usize] = Some(0);
+    let mut queue = VecDeque::from([start]);
+    while let Some(r) = queue.pop_front() {
+        let d = dist[r.0 as usize].expect("queued rooms have a distance");
+        for (l, next, link, _) in graph.links_at(r) {
+            let unlocked = link.lock.is_none() || open[l.0 as usize];
+            if link.kind.is_passable() && unlocked && dist[next.0 as usize].is_none() {
+                dist[next.0 as usize] = Some(d + 1);
+                queue.push_back(next);
+            }
+        }
+    }
+    dist
+}
+
+/// Puts the missing openers of a level's locks where the player finds them in time, and makes
+/// the player walk for them.
 ///
 /// Every lock whose opener lies nowhere in the level gets one (a small-key ring without any
 /// small key gets one small key per small lock). Locks are taken in the order the player meets
-/// them: each round, the locks at the edge of what is reachable (with the openers placed so
-/// far) get their openers in reachable rooms from which the lock can still be reached, never in
-/// a secret room, an exit or a boss room; then those locks count as open and the next round
-/// begins. `recent_weight` favours the rooms that the last round opened up (1.0: uniform; 3.0:
-/// three times as likely), which keeps keys near the locks they open.
+/// them: each round, the locks at the edge of what is reachable get their openers in reachable
+/// rooms from which the lock can still be reached, never in a secret room, an exit or a boss
+/// room; then those locks count as open and the next round begins. A lock whose opener the
+/// level already holds (a flow's own key) counts as open only once that opener is reachable, so
+/// no opener ends up behind a lock that needs it, directly or through a chain of locks.
+///
+/// Where an opener goes: in the region the last round opened up (the rooms behind the locks
+/// just opened) unless that region is a single room, far from its lock (a room's chance grows
+/// with the square of its distance from the lock, so the player walks for the opener instead of
+/// finding it beside the door), and in a room that holds no other opener where there is one.
+/// `recent_weight` multiplies the chance of the last round's rooms when the opener may go
+/// anywhere reachable (1.0: no preference).
 ///
 /// # Complexity
 /// `O(L · (V + E))` for `L` locks.
@@ -74,20 +100,30 @@ fn walk(graph: &LevelGraph, start: RoomId, open: &[bool], forwards: bool) -> Vec
 /// let k = g.new_key();
 /// g.add_link(b, c, Link::door().with_lock(Lock { by: k, opener: Opener::Switch }));
 /// place_openers(&mut g, &mut levelplan::seed::stream(1, "doc"), 1.0);
+/// // The switch lies in the entrance, the room farthest from the door it opens.
+/// assert!(g.room(a).unwrap().items.contains(&levelplan::Item::Switch(k)));
 /// assert!(levelplan::graph::solve::solve(&g).is_ok());
 /// ```
 pub fn place_openers<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R, recent_weight: f64) {
-    let existing: Vec<(KeyId, Opener)> = graph
+    let existing: Vec<(RoomId, KeyId, Opener)> = graph
         .rooms()
-        .flat_map(|(_, r)| r.items.iter().filter_map(Item::opens))
+        .flat_map(|(id, r)| {
+            r.items
+                .iter()
+                .filter_map(move |i| i.opens().map(|(k, o)| (id, k, o)))
+        })
         .collect();
     let link_bound = graph.link_bound();
     let mut open = vec![false; link_bound];
+    // Locks whose openers the level holds already, and those that need one.
+    let mut waiting: Vec<(LinkId, Lock)> = Vec::new();
     let mut pending: Vec<(LinkId, Lock)> = Vec::new();
     for (l, lock) in graph.locks() {
-        let has_opener = existing.contains(&(lock.by, lock.opener));
-        if has_opener {
-            open[l.0 as usize] = true;
+        if existing
+            .iter()
+            .any(|&(_, k, o)| (k, o) == (lock.by, lock.opener))
+        {
+            waiting.push((l, lock));
         } else {
             pending.push((l, lock));
         }
@@ -96,8 +132,28 @@ pub fn place_openers<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R, recen
         return;
     };
     let mut before = vec![false; graph.room_bound()];
-    while !pending.is_empty() {
-        let reached = walk(graph, entrance, &open, true);
+    loop {
+        // Open the locks whose (existing) openers are within reach, until nothing changes.
+        let reached = loop {
+            let reached = walk(graph, entrance, &open, true);
+            let mut changed = false;
+            waiting.retain(|&(l, lock)| {
+                let found = existing.iter().any(|&(room, k, o)| {
+                    (k, o) == (lock.by, lock.opener) && reached[room.0 as usize]
+                });
+                if found {
+                    open[l.0 as usize] = true;
+                    changed = true;
+                }
+                !found
+            });
+            if !changed {
+                break reached;
+            }
+        };
+        if pending.is_empty() {
+            return;
+        }
         // Locks on the frontier: the player can stand at their near side. If there are none,
         // the remaining locks are out of reach anyway: give them openers in what is reachable,
         // so that every lock has one.
@@ -124,36 +180,8 @@ pub fn place_openers<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R, recen
             }
             let (from, to) = graph.endpoints(l).expect("lock link");
             let near = if reached[from.0 as usize] { from } else { to };
-            let back = walk(graph, near, &open, false);
-            let fits = |r: &RoomId| {
-                let kind = &graph.room(*r).expect("reached").kind;
-                back[r.0 as usize]
-                    && !matches!(kind, RoomKind::Secret | RoomKind::Exit | RoomKind::Boss)
-            };
-            let mut candidates: Vec<RoomId> = graph
-                .room_ids()
-                .filter(|r| reached[r.0 as usize])
-                .filter(fits)
-                .collect();
-            if candidates.is_empty() {
-                candidates.push(entrance);
-            }
-            let pick = if recent_weight == 1.0 {
-                seed::index(rng, candidates.len())
-            } else {
-                let weights: Vec<f64> = candidates
-                    .iter()
-                    .map(|r| {
-                        if before[r.0 as usize] {
-                            1.0
-                        } else {
-                            recent_weight
-                        }
-                    })
-                    .collect();
-                seed::weighted_index(rng, &weights).unwrap_or(0)
-            };
-            let room = candidates[pick];
+            let room = opener_room(graph, near, &reached, &before, &open, recent_weight, rng)
+                .unwrap_or(entrance);
             graph
                 .room_mut(room)
                 .expect("candidate")
@@ -176,6 +204,81 @@ pub fn place_openers<R: Rng + ?Sized>(graph: &mut LevelGraph, rng: &mut R, recen
         }
         pending.retain(|(l, _)| !open[l.0 as usize]);
         before = reached;
+    }
+}
+
+/// Where the opener of a lock whose near side is `near` goes (see [`place_openers`]): a room
+/// within reach from which the lock can be reached, preferring the region opened last (unless
+/// it is one room), rooms far from the lock, and rooms without an opener yet.
+fn opener_room<R: Rng + ?Sized>(
+    graph: &LevelGraph,
+    near: RoomId,
+    reached: &[bool],
+    before: &[bool],
+    open: &[bool],
+    recent_weight: f64,
+    rng: &mut R,
+) -> Option<RoomId> {
+    let back = walk(graph, near, open, false);
+    let dist = distances(graph, near, open);
+    let candidates: Vec<RoomId> = graph
+        .rooms()
+        .filter(|(r, room)| {
+            reached[r.0 as usize]
+                && back[r.0 as usize]
+                && !matches!(
+                    room.kind,
+                    RoomKind::Secret | RoomKind::Exit | RoomKind::Boss
+                )
+        })
+        .map(|(r, _)| r)
+        .collect();
+    let recent: Vec<RoomId> = candidates
+        .iter()
+        .copied()
+        .filter(|r| !before[r.0 as usize])
+        .collect();
+    let pool = if recent.len() >= 2 {
+        recent
+    } else {
+        candidates
+    };
+    // Rooms away from the lock, without an opener yet, if any; else away from the lock.
+    let away = |r: &RoomId| dist[r.0 as usize].is_some_and(|d| d > 0);
+    let free = |r: &RoomId| {
+        graph
+            .room(*r)
+            .is_some_and(|room| room.items.iter().all(|i| i.opens().is_none()))
+    };
+    let far_and_free: Vec<RoomId> = pool
+        .iter()
+        .copied()
+        .filter(|r| away(r) && free(r))
+        .collect();
+    let far: Vec<RoomId> = pool.iter().copied().filter(away).collect();
+    let pool = if !far_and_free.is_empty() {
+        far_and_free
+    } else if !far.is_empty() {
+        far
+    } else {
+        pool
+    };
+    let weights: Vec<f64> = pool
+        .iter()
+        .map(|r| {
+            let d = dist[r.0 as usize].unwrap_or(0) as f64;
+            let region = if before[r.0 as usize] {
+                1.0
+            } else {
+                recent_weight
+            };
+            d * d * region
+        })
+        .collect();
+    match seed::weighted_index(rng, &weights) {
+        Some(i) => Some(pool[i]),
+        // Every candidate is the lock's own room (or there is none).
+        None => pool.first().copied(),
     }
 }
 
@@ -354,7 +457,13 @@ pub fn plan<R: Rng + ?Sized>(
         .count();
     let mut small_allowed = options.small_key_locks;
     let mut last = None;
-    for attempt in 1..=options.max_tries.max(1) {
+    // The first plan the solver accepts, unless it has fewer shortcuts than asked: shortcuts
+    // fit only between a region and one on the way to it, so a few more plans are drawn to
+    // find room for them, and the one with the most is kept.
+    let mut best: Option<(Box<LevelGraph>, PlanReport)> = None;
+    let tries = options.max_tries.max(1);
+    let mut extra = SHORTCUT_TRIES;
+    for attempt in 1..=tries {
         let mut candidate = graph.clone();
         let regions = lock_regions(&mut candidate, &order, &via, options, small_allowed, rng);
         place_openers(&mut candidate, rng, options.recent_weight);
@@ -368,8 +477,7 @@ pub fn plan<R: Rng + ?Sized>(
         );
         match verdict {
             Ok(walkthrough) => {
-                *graph = candidate;
-                return Ok(PlanReport {
+                let report = PlanReport {
                     region_locks: regions.locks,
                     added: regions.added,
                     existing_locks,
@@ -378,7 +486,18 @@ pub fn plan<R: Rng + ?Sized>(
                     regions: regions.region,
                     walkthrough,
                     tries: attempt,
-                });
+                };
+                let enough = report.shortcuts.len() >= options.one_way_shortcuts;
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, b)| report.shortcuts.len() > b.shortcuts.len())
+                {
+                    best = Some((Box::new(candidate), report));
+                }
+                if enough || extra == 0 {
+                    break;
+                }
+                extra -= 1;
             }
             Err(e) => {
                 if matches!(e, Unsolvable::SoftLock { .. }) && small_allowed > 0 {
@@ -388,11 +507,22 @@ pub fn plan<R: Rng + ?Sized>(
             }
         }
     }
-    Err(PlanError::Unsafe {
-        tries: options.max_tries.max(1),
-        last: last.expect("at least one try"),
-    })
+    match best {
+        Some((planned, mut report)) => {
+            *graph = *planned;
+            report.tries = report.tries.max(1);
+            Ok(report)
+        }
+        None => Err(PlanError::Unsafe {
+            tries,
+            last: last.expect("at least one try"),
+        }),
+    }
 }
+
+/// How many more plans [`plan`] draws, once one is accepted, to find room for the shortcuts
+/// asked for.
+const SHORTCUT_TRIES: usize = 6;
 
 /// Rooms in walking order from the entrance, the goal and what lies only behind it last, with
 /// the link each room was first walked into through.
@@ -521,10 +651,36 @@ fn lock_regions<R: Rng + ?Sized>(
             crossings.push((l, ra, rb));
         }
     }
+    // The region tree: each region's parent is the region its gate is entered from.
+    let mut region_parent: Vec<Option<u32>> = vec![None; k + 1];
+    for &r in order {
+        let x = r.0 as usize;
+        if gates[x] {
+            if let (Some(g), Some(p)) = (region[x], parent[x]) {
+                region_parent[g as usize] = region[p];
+            }
+        }
+    }
+    let is_ancestor = |a: u32, mut b: u32| {
+        while let Some(p) = region_parent[b as usize] {
+            if p == a {
+                return true;
+            }
+            b = p;
+        }
+        false
+    };
+    // A shortcut leads from a region back into one of the regions on the way to it, never
+    // sideways: a player who came through the earlier region can walk back to where they
+    // were from there (every lock on the way opened behind them), so the shortcut traps no
+    // one; sideways, it would drop the player into a region whose way out needs an opener they
+    // may never have picked up.
     let mut shortcut_pool: Vec<usize> = (0..crossings.len())
         .filter(|&i| {
-            let l = crossings[i].0;
-            !is_gate[l.0 as usize] && graph.link(l).is_some_and(|x| x.kind == LinkKind::Door)
+            let (l, ra, rb) = crossings[i];
+            !is_gate[l.0 as usize]
+                && graph.link(l).is_some_and(|x| x.kind == LinkKind::Door)
+                && (is_ancestor(ra, rb) || is_ancestor(rb, ra))
         })
         .collect();
     seed::shuffle(rng, &mut shortcut_pool);

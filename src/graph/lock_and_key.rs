@@ -457,15 +457,24 @@ pub fn plan<R: Rng + ?Sized>(
         .count();
     let mut small_allowed = options.small_key_locks;
     let mut last = None;
-    // The first plan the solver accepts, unless it has fewer shortcuts than asked: shortcuts
-    // fit only between a region and one on the way to it, so a few more plans are drawn to
-    // find room for them, and the one with the most is kept.
-    let mut best: Option<(Box<LevelGraph>, PlanReport)> = None;
     let tries = options.max_tries.max(1);
-    let mut extra = SHORTCUT_TRIES;
     for attempt in 1..=tries {
+        // Shortcuts fit only between a region and one on the way to it: when a draw of the
+        // regions has room for fewer than asked, a few more are drawn (cheap: no solving) and
+        // the one with the most is kept.
         let mut candidate = graph.clone();
-        let regions = lock_regions(&mut candidate, &order, &via, options, small_allowed, rng);
+        let mut regions = lock_regions(&mut candidate, &order, &via, options, small_allowed, rng);
+        for _ in 0..SHORTCUT_DRAWS {
+            if regions.shortcuts.len() >= options.one_way_shortcuts {
+                break;
+            }
+            let mut other = graph.clone();
+            let drawn = lock_regions(&mut other, &order, &via, options, small_allowed, rng);
+            if drawn.shortcuts.len() > regions.shortcuts.len() {
+                candidate = other;
+                regions = drawn;
+            }
+        }
         place_openers(&mut candidate, rng, options.recent_weight);
         let verdict = solve_with(
             &candidate,
@@ -477,7 +486,8 @@ pub fn plan<R: Rng + ?Sized>(
         );
         match verdict {
             Ok(walkthrough) => {
-                let report = PlanReport {
+                *graph = candidate;
+                return Ok(PlanReport {
                     region_locks: regions.locks,
                     added: regions.added,
                     existing_locks,
@@ -486,18 +496,7 @@ pub fn plan<R: Rng + ?Sized>(
                     regions: regions.region,
                     walkthrough,
                     tries: attempt,
-                };
-                let enough = report.shortcuts.len() >= options.one_way_shortcuts;
-                if best
-                    .as_ref()
-                    .is_none_or(|(_, b)| report.shortcuts.len() > b.shortcuts.len())
-                {
-                    best = Some((Box::new(candidate), report));
-                }
-                if enough || extra == 0 {
-                    break;
-                }
-                extra -= 1;
+                });
             }
             Err(e) => {
                 if matches!(e, Unsolvable::SoftLock { .. }) && small_allowed > 0 {
@@ -507,22 +506,15 @@ pub fn plan<R: Rng + ?Sized>(
             }
         }
     }
-    match best {
-        Some((planned, mut report)) => {
-            *graph = *planned;
-            report.tries = report.tries.max(1);
-            Ok(report)
-        }
-        None => Err(PlanError::Unsafe {
-            tries,
-            last: last.expect("at least one try"),
-        }),
-    }
+    Err(PlanError::Unsafe {
+        tries,
+        last: last.expect("at least one try"),
+    })
 }
 
-/// How many more plans [`plan`] draws, once one is accepted, to find room for the shortcuts
-/// asked for.
-const SHORTCUT_TRIES: usize = 6;
+/// How many more region plans [`plan`] draws, per try, to find room for the shortcuts asked
+/// for.
+const SHORTCUT_DRAWS: usize = 8;
 
 /// Rooms in walking order from the entrance, the goal and what lies only behind it last, with
 /// the link each room was first walked into through.
@@ -619,15 +611,12 @@ fn lock_regions<R: Rng + ?Sized>(
         .collect();
     kinds.resize(k, Opener::Key);
     seed::shuffle(rng, &mut kinds);
-    let ring = graph.new_key();
+    // Every region has its own lock id; for a small-key region that is its own ring, so its
+    // small keys open only its doors and a player cannot spend them elsewhere.
     let locks: Vec<Lock> = kinds
         .iter()
         .map(|&opener| Lock {
-            by: if opener == Opener::SmallKey {
-                ring
-            } else {
-                graph.new_key()
-            },
+            by: graph.new_key(),
             opener,
         })
         .collect();

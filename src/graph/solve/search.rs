@@ -81,6 +81,12 @@ pub(super) struct Prepared {
     pub(super) links: Vec<Option<(usize, usize, Link)>>,
     /// Per link id slot: the openers that open its (unique) lock.
     lock_openers: Vec<Vec<usize>>,
+    /// Lock classes: one per (id, kind) of a key, switch or task lock or opener.
+    classes: usize,
+    /// Per link id slot: the class of its lock (small locks and no lock: none).
+    link_class: Vec<Option<usize>>,
+    /// Per opener: its class (small keys: none).
+    opener_class: Vec<Option<usize>>,
 }
 
 /// One abstract state and how it was reached.
@@ -265,7 +271,30 @@ impl Prepared {
                 _ => Vec::new(),
             })
             .collect();
+        // Lock classes, numbered in first-seen order.
+        let mut class_ids: Vec<(KeyId, Opener)> = Vec::new();
+        let mut class_of = |k: KeyId, o: Opener| -> Option<usize> {
+            if o == Opener::SmallKey {
+                return None;
+            }
+            Some(match class_ids.iter().position(|&c| c == (k, o)) {
+                Some(i) => i,
+                None => {
+                    class_ids.push((k, o));
+                    class_ids.len() - 1
+                }
+            })
+        };
+        let link_class: Vec<Option<usize>> = links
+            .iter()
+            .map(|e| e.and_then(|(_, _, link)| link.lock.and_then(|k| class_of(k.by, k.opener))))
+            .collect();
+        let opener_class: Vec<Option<usize>> =
+            openers.iter().map(|o| class_of(o.key, o.opener)).collect();
         Prepared {
+            classes: class_ids.len(),
+            link_class,
+            opener_class,
             openers,
             openers_in,
             small_index,
@@ -327,9 +356,13 @@ impl Prepared {
         (seen, order)
     }
 
-    /// Picks up everything in the area around `at` but the openers in `avoid`, round by round
-    /// (each round's new openers may open more doors). Returns the area, the reach, and the
-    /// openers picked with their rounds.
+    /// Picks up everything in the area around `at` but the openers in `avoid`, in rounds (an
+    /// opener's round is one more than the rounds of the openers whose doors led to it, at
+    /// most). Returns the area, the reach, and the openers picked with their rounds.
+    ///
+    /// First the rooms joined to `at` by two-way links grow outwards, each door waiting until
+    /// an opener for it is picked up (linear time); then one forward and one backward walk find
+    /// the true area, which one-way links can make larger; if it holds more openers, again.
     fn close(
         &self,
         at: RoomId,
@@ -340,14 +373,16 @@ impl Prepared {
         let mut picked = Vec::new();
         let mut round = 0;
         loop {
-            let (reach, order) = self.walk(at.0 as usize, held, spent, true);
-            let (back, _) = self.walk(at.0 as usize, held, spent, false);
-            let mut area = reach.clone();
-            for (w, b) in area.0.iter_mut().zip(&back.0) {
-                *w &= b;
+            let (joined, next) = self.grow(at.0 as usize, held, spent, avoid, &mut picked, round);
+            round = next;
+            // Beyond the two-way part: what one-way links lead to, and which of that leads back.
+            let (reach, beyond) = self.reach_beyond(&joined, held, spent);
+            if beyond.is_empty() {
+                return (joined.clone(), joined, picked);
             }
+            let area = self.back_into(&joined, &beyond, &reach, held, spent);
             let mut new = false;
-            for &r in &order {
+            for &r in &beyond {
                 if !area.get(r) {
                     continue;
                 }
@@ -363,6 +398,154 @@ impl Prepared {
                 return (area, reach, picked);
             }
             round += 1;
+        }
+    }
+
+    /// Everything reachable from `joined` (forwards through open, passable links), and the
+    /// rooms of it outside `joined`.
+    fn reach_beyond(&self, joined: &Bits, held: &Bits, spent: &Bits) -> (Bits, Vec<usize>) {
+        let mut reach = joined.clone();
+        let mut beyond = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        for x in joined.ones() {
+            for &(l, y, out) in &self.adjacency[x] {
+                if reach.get(y) {
+                    continue;
+                }
+                let (_, _, link) = self.link(l);
+                if link.passable(out) && self.open(l, link.lock, held, spent) {
+                    reach.set(y);
+                    beyond.push(y);
+                    stack.push(y);
+                }
+            }
+        }
+        while let Some(x) = stack.pop() {
+            for &(l, y, out) in &self.adjacency[x] {
+                if reach.get(y) {
+                    continue;
+                }
+                let (_, _, link) = self.link(l);
+                if link.passable(out) && self.open(l, link.lock, held, spent) {
+                    reach.set(y);
+                    beyond.push(y);
+                    stack.push(y);
+                }
+            }
+        }
+        (reach, beyond)
+    }
+
+    /// `joined` and the rooms of `beyond` that can walk back into it.
+    fn back_into(
+        &self,
+        joined: &Bits,
+        beyond: &[usize],
+        reach: &Bits,
+        held: &Bits,
+        spent: &Bits,
+    ) -> Bits {
+        let mut area = joined.clone();
+        // Backwards from `joined`: a room y of `beyond` comes back if a link leads from y into
+        // a room that does.
+        let mut stack: Vec<usize> = joined.ones().collect();
+        while let Some(x) = stack.pop() {
+            for &(l, y, out) in &self.adjacency[x] {
+                if area.get(y) || !reach.get(y) {
+                    continue;
+                }
+                let (_, _, link) = self.link(l);
+                // The player walks y -> x: from y's side of the link.
+                if link.passable(!out) && self.open(l, link.lock, held, spent) {
+                    area.set(y);
+                    stack.push(y);
+                }
+            }
+        }
+        let _ = beyond;
+        area
+    }
+
+    /// Grows the rooms joined to `start` by open two-way links, picking up every opener on the
+    /// way (but `avoid`); a door whose opener is not held waits until it is. Returns those rooms
+    /// and the next free round.
+    fn grow(
+        &self,
+        start: usize,
+        held: &mut Bits,
+        spent: &Bits,
+        avoid: &Bits,
+        picked: &mut Vec<(usize, usize)>,
+        mut round: usize,
+    ) -> (Bits, usize) {
+        let mut seen = Bits::new(self.rooms());
+        seen.set(start);
+        let mut queue = VecDeque::from([start]);
+        // Per lock class, the rooms waiting behind a door of that class.
+        let mut waiting: Vec<Vec<usize>> = vec![Vec::new(); self.classes];
+        let mut class_open: Vec<bool> = (0..self.classes).map(|_| false).collect();
+        for o in held.ones() {
+            if let Some(c) = self.opener_class[o] {
+                class_open[c] = true;
+            }
+        }
+        let mut released: Vec<usize> = Vec::new();
+        loop {
+            while let Some(x) = queue.pop_front() {
+                for &(l, y, _) in &self.adjacency[x] {
+                    if seen.get(y) {
+                        continue;
+                    }
+                    let (_, _, link) = self.link(l);
+                    if matches!(link.kind, LinkKind::OneWay | LinkKind::Window) {
+                        continue;
+                    }
+                    let open = match link.lock {
+                        None => true,
+                        Some(k) if k.opener == Opener::SmallKey => {
+                            self.small_index[l.0 as usize].is_some_and(|i| spent.get(i))
+                        }
+                        Some(_) => match self.link_class[l.0 as usize] {
+                            Some(c) if class_open[c] => true,
+                            Some(c) => {
+                                waiting[c].push(y);
+                                false
+                            }
+                            None => false,
+                        },
+                    };
+                    if open {
+                        seen.set(y);
+                        queue.push_back(y);
+                    }
+                }
+                for &o in &self.openers_in[x] {
+                    if !held.get(o) && !avoid.get(o) {
+                        held.set(o);
+                        picked.push((o, round));
+                        // Its doors open in the next round (rounds order the walkthrough).
+                        if let Some(c) = self.opener_class[o] {
+                            if !class_open[c] && !released.contains(&c) {
+                                released.push(c);
+                            }
+                        }
+                    }
+                }
+            }
+            if released.is_empty() {
+                return (seen, round + 1);
+            }
+            // Rooms behind the doors just opened belong to the next round.
+            round += 1;
+            for c in released.drain(..) {
+                class_open[c] = true;
+                for y in std::mem::take(&mut waiting[c]) {
+                    if !seen.get(y) {
+                        seen.set(y);
+                        queue.push_back(y);
+                    }
+                }
+            }
         }
     }
 
@@ -478,6 +661,7 @@ impl Prepared {
         };
         let mut index: HashMap<StateKey, usize> = HashMap::new();
         index.insert(self.key(&search.states[0]), 0);
+        let mut seen_raw: HashMap<Raw, usize> = HashMap::new();
         let mut queue = VecDeque::from([0usize]);
         while let Some(i) = queue.pop_front() {
             if search.first_win.is_none() && search.states[i].reach.get(goal.0 as usize) {
@@ -487,7 +671,13 @@ impl Prepared {
                 }
             }
             for t in self.transitions(&search.states[i]) {
-                let next = self.state(self.after(&search.states[i], t), avoid, Some((i, t)));
+                // Many steps lead to the same position: the closure is computed once.
+                let raw = self.after(&search.states[i], t);
+                if let Some(&j) = seen_raw.get(&raw) {
+                    search.edges[i].push((t, j));
+                    continue;
+                }
+                let next = self.state(raw.clone(), avoid, Some((i, t)));
                 let key = self.key(&next);
                 let j = match index.get(&key) {
                     Some(&j) => j,
@@ -501,6 +691,7 @@ impl Prepared {
                         j
                     }
                 };
+                seen_raw.insert(raw, j);
                 search.edges[i].push((t, j));
             }
         }

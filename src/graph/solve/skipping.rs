@@ -23,7 +23,7 @@
 //! case, and what the lock planner builds) have empty rescue sets, and the search ends with
 //! the first pass.
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::Step;
 use super::Unsolvable;
@@ -38,8 +38,15 @@ pub(super) struct Trap {
     skipped: Bits,
 }
 
-/// Whether states (by their key) can still reach the goal, shared by every search of a solve.
-type Memo = HashMap<StateKey, bool>;
+/// Whether states can still reach the goal, shared by every search of a solve: by the key of
+/// their area state, and by the raw position (which spares the closure).
+#[derive(Default)]
+struct Memo {
+    states: HashMap<StateKey, bool>,
+    raw: HashMap<Raw, bool>,
+    /// Per skip set, the rooms such a player might reach (see [`Prepared::may_reach`]).
+    reach: HashMap<Bits, Bits>,
+}
 
 impl Prepared {
     /// Non-secret rooms, openers and locks that no play reaches, as an error; `None` if every
@@ -128,19 +135,21 @@ impl Prepared {
         budget: &mut Budget,
     ) -> Result<Option<Trap>, Unsolvable> {
         let goal = search.goal;
-        let mut memo: Memo = HashMap::new();
+        let mut memo = Memo::default();
         let alive = search.alive();
         for (i, s) in search.states.iter().enumerate() {
-            memo.insert(self.key(s), alive[i]);
+            memo.states.insert(self.key(s), alive[i]);
         }
         let nothing = Bits::new(self.openers.len());
         let mut tried: HashSet<Bits> = HashSet::from([nothing.clone()]);
         let mut todo: Vec<Bits> = Vec::new();
-        if let Some(trap) = self.check_steps(search, &nothing, budget, &mut memo, |f| {
-            if tried.insert(f.clone()) {
-                todo.push(f);
-            }
-        })? {
+        if let Some(trap) =
+            self.check_steps(search, &nothing, Some(&alive), budget, &mut memo, |f| {
+                if tried.insert(f.clone()) {
+                    todo.push(f);
+                }
+            })?
+        {
             return Ok(Some(trap));
         }
         // Depth first over the skip sets, smallest openers first (the order is only for
@@ -149,7 +158,7 @@ impl Prepared {
         while let Some(skip) = todo.pop() {
             let found = self.search(root.clone(), &skip, goal, budget, false)?;
             let mut next = Vec::new();
-            if let Some(trap) = self.check_steps(&found, &skip, budget, &mut memo, |f| {
+            if let Some(trap) = self.check_steps(&found, &skip, None, budget, &mut memo, |f| {
                 if tried.insert(f.clone()) {
                     next.push(f);
                 }
@@ -164,19 +173,25 @@ impl Prepared {
 
     /// Checks the state after every irreversible step of `search` (a player skipping `skip`):
     /// a dead one is a trap; for a live one, each opener of its rescue set is handed to
-    /// `branch` as `skip` plus that opener.
+    /// `branch` as `skip` plus that opener. `alive`, for a search that skips nothing, says
+    /// which of its states are alive (the state after a step is then the one it leads to).
     fn check_steps(
         &self,
         search: &Search,
         skip: &Bits,
+        alive: Option<&[bool]>,
         budget: &mut Budget,
         memo: &mut Memo,
         mut branch: impl FnMut(Bits),
     ) -> Result<Option<Trap>, Unsolvable> {
         for (i, outs) in search.edges.iter().enumerate() {
-            for &(t, _) in outs {
+            for &(t, j) in outs {
                 let after = self.after(&search.states[i], t);
-                if !self.is_alive(&after, search.goal, budget, memo)? {
+                let lives = match alive {
+                    Some(alive) => alive[j],
+                    None => self.is_alive(&after, search.goal, budget, memo)?,
+                };
+                if !lives {
                     let mut steps = self.transition_steps(search, &search.path_to(i));
                     steps.push(self.transition_step(t));
                     return Ok(Some(Trap {
@@ -186,14 +201,69 @@ impl Prepared {
                         skipped: skip.clone(),
                     }));
                 }
+                let tail = self.tail(&search.states[i], t);
+                let start = search.states[0].at;
                 for u in self.rescue(&after, search.goal, budget, memo)? {
                     let mut more = skip.clone();
                     more.set(u);
-                    branch(more);
+                    // Only a player who can still get to this step without `u` needs a search.
+                    if self.may_reach(start, &more, tail, &mut memo.reach) {
+                        branch(more);
+                    }
                 }
             }
         }
         Ok(None)
+    }
+
+    /// The room a transition is taken from: the tail of the one-way link, or the side of the
+    /// small lock in the area.
+    fn tail(&self, s: &super::search::State, t: Transition) -> usize {
+        let (Transition::Spend(l) | Transition::Move(l, _)) = t;
+        let (a, b, link) = self.link(l);
+        if s.area.get(a) && link.passable(true) {
+            a
+        } else {
+            b
+        }
+    }
+
+    /// Whether a player who never picks up `avoid` might stand in `room` at all: rooms reached
+    /// from `start` taking everything else, one-way links forwards, every small lock counted
+    /// open (more than any such player reaches, so `false` is a proof). Memoised per `avoid`.
+    fn may_reach(
+        &self,
+        start: RoomId,
+        avoid: &Bits,
+        room: usize,
+        memo: &mut HashMap<Bits, Bits>,
+    ) -> bool {
+        if let Some(reach) = memo.get(avoid) {
+            return reach.get(room);
+        }
+        let mut held = Bits::new(self.openers.len());
+        let mut spent = Bits::new(self.small_count);
+        for i in 0..self.small_count {
+            spent.set(i);
+        }
+        let reach = loop {
+            let (reach, _) = self.walk(start.0 as usize, &held, &spent, true);
+            let mut new = false;
+            for r in reach.ones() {
+                for &o in &self.openers_in[r] {
+                    if !held.get(o) && !avoid.get(o) {
+                        held.set(o);
+                        new = true;
+                    }
+                }
+            }
+            if !new {
+                break reach;
+            }
+        };
+        let found = reach.get(room);
+        memo.insert(avoid.clone(), reach);
+        found
     }
 
     /// A smallest part of what the player holds at `raw` with which the goal can still be
@@ -244,6 +314,21 @@ impl Prepared {
         budget: &mut Budget,
         memo: &mut Memo,
     ) -> Result<bool, Unsolvable> {
+        if let Some(&known) = memo.raw.get(raw) {
+            return Ok(known);
+        }
+        let alive = self.closure_alive(raw, goal, budget, &mut memo.states)?;
+        memo.raw.insert(raw.clone(), alive);
+        Ok(alive)
+    }
+
+    fn closure_alive(
+        &self,
+        raw: &Raw,
+        goal: RoomId,
+        budget: &mut Budget,
+        memo: &mut HashMap<StateKey, bool>,
+    ) -> Result<bool, Unsolvable> {
         let nothing = Bits::new(self.openers.len());
         let first = self.state(raw.clone(), &nothing, None);
         let first_key = self.key(&first);
@@ -251,9 +336,10 @@ impl Prepared {
             return Ok(known);
         }
         budget.take()?;
+        // Depth first: a live state usually reaches the goal down the first branch it tries.
         let mut seen: HashSet<StateKey> = HashSet::from([first_key.clone()]);
-        let mut queue = VecDeque::from([first]);
-        while let Some(s) = queue.pop_front() {
+        let mut stack = vec![first];
+        while let Some(s) = stack.pop() {
             if s.reach.get(goal.0 as usize) {
                 memo.insert(first_key, true);
                 return Ok(true);
@@ -271,7 +357,7 @@ impl Prepared {
                 }
                 if seen.insert(key) {
                     budget.take()?;
-                    queue.push_back(next);
+                    stack.push(next);
                 }
             }
         }

@@ -544,3 +544,138 @@ fn layout_explain_pictures_where_a_failure_got_stuck() {
     assert!(picture.contains("does not fit next to `hall`"), "{picture}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("levelplan-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn verify_level_accepts_what_every_recipe_writes() {
+    let dir = scratch("verify-ok");
+    let runs: [&[&str]; 5] = [
+        &[
+            "--recipe",
+            "flow",
+            "--flow",
+            "classic",
+            "--seed",
+            "8",
+            "--locks",
+            "3",
+            "--shortcuts",
+            "3",
+        ],
+        &["--flow", "big_loop", "--seed", "7", "--locks", "2"],
+        &["--recipe", "isaac", "--level", "3", "--seed", "4"],
+        &["--recipe", "cathedral", "--level", "1", "--seed", "2"],
+        &[
+            "--recipe",
+            "flow",
+            "--flow",
+            "fork",
+            "--seed",
+            "9",
+            "--locks",
+            "4",
+            "--small-keys",
+            "1",
+        ],
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        for ext in ["json", "ron"] {
+            let path = dir.join(format!("level{i}.{ext}"));
+            let path = path.to_str().unwrap();
+            let flag = format!("--{ext}");
+            let mut generate = vec!["generate"];
+            generate.extend_from_slice(args);
+            generate.extend_from_slice(&[&flag[..], path]);
+            let o = levelplan(&generate);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            let v = levelplan(&["verify-level", path]);
+            assert_eq!(
+                v.status.code(),
+                Some(0),
+                "{args:?} {ext}: {}{}",
+                stdout(&v),
+                stderr(&v)
+            );
+            assert!(stdout(&v).starts_with("accepted: "), "{}", stdout(&v));
+        }
+    }
+}
+
+#[test]
+fn verify_level_rejects_traps_and_names_mistakes() {
+    let dir = scratch("verify-bad");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // A one-way link into a wing whose door needs a key from a side room: a player who skips
+    // the key is shut in.
+    let trap = write(
+        "trap.json",
+        r#"{"graph": {"next_key": 1,
+            "rooms": [{"id": 0, "kind": "Entrance"}, {"id": 1, "kind": "Normal", "items": [{"Key": 0}]},
+                      {"id": 2, "kind": "Normal"}, {"id": 3, "kind": "Normal"}, {"id": 4, "kind": "Exit"}],
+            "links": [{"id": 0, "from": 0, "to": 1, "kind": "Door"}, {"id": 1, "from": 0, "to": 2, "kind": "Door"},
+                      {"id": 2, "from": 2, "to": 3, "kind": "OneWay"},
+                      {"id": 3, "from": 3, "to": 0, "kind": "Door", "lock": {"by": 0, "opener": "Key"}},
+                      {"id": 4, "from": 0, "to": 4, "kind": "Door"}]}}"#,
+    );
+    let o = levelplan(&["verify-level", &trap]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "rejected: the player can get stuck: after take one-way l2 to r3, the goal r4 can no \
+         longer be reached; shut in r3 by l2 (one-way), having skipped key k0 in r1\n"
+    );
+    // The thorough player picks the key up first.
+    let o = levelplan(&["verify-level", &trap, "--thorough"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // A lock whose key lies nowhere.
+    let keyless = write(
+        "keyless.json",
+        r#"{"rooms": [{"id": 0, "kind": "Entrance"}, {"id": 1, "kind": "Exit"}],
+            "links": [{"id": 0, "from": 0, "to": 1, "kind": "Door", "lock": {"by": 3, "opener": "Switch"}}]}"#,
+    );
+    let o = levelplan(&["verify-level", &keyless]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "rejected: the goal r1 cannot be reached from r0: lock l0 needs switch k3 and no room holds it\n"
+    );
+    // Hand-edited mistakes: an unknown room in a link, a huge id, a start that is no room,
+    // something that is not a level.
+    let cases = [
+        (
+            r#"{"graph": {"rooms": [{"id": 0, "kind": "Entrance"}, {"id": 1, "kind": "Exit"}],
+                "links": [{"id": 0, "from": 0, "to": 7, "kind": "Door"}]}}"#,
+            "graph: link l0 joins r7, which is not among the graph's rooms",
+        ),
+        (
+            r#"{"graph": {"rooms": [{"id": 4000000000, "kind": "Entrance"}], "links": []}}"#,
+            "graph: room id 4000000000 in a graph of 1 rooms: ids may be at most 1088",
+        ),
+        (
+            r#"{"start": 9, "graph": {"rooms": [{"id": 0, "kind": "Entrance"}], "links": []}}"#,
+            "\"start\" is 9, which is not a room of the graph",
+        ),
+        (r#"{"seed": 3}"#, "no level graph"),
+        ("not a level at all", "cannot read the document"),
+        ("{\"graph\": [1, 2", "cannot read the document"),
+    ];
+    for (i, (text, message)) in cases.iter().enumerate() {
+        let path = write(&format!("bad{i}.json"), text);
+        let o = levelplan(&["verify-level", &path]);
+        assert_eq!(o.status.code(), Some(2), "{text}");
+        let err = stderr(&o);
+        assert!(err.contains(message), "{err}");
+        assert!(err.contains(&path), "names the file: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -88,7 +88,8 @@ fn bad_serialized_graphs_are_rejected_with_a_reason() {
     let dangling = r#"{"rooms":[{"id":0,"kind":"Entrance"}],"links":[{"id":0,"from":0,"to":7,"kind":"Door"}]}"#;
     let err = LevelGraph::from_json(dangling).unwrap_err();
     assert!(
-        err.to_string().contains("room r7 is not in the graph"),
+        err.to_string()
+            .contains("link l0 joins r7, which is not among the graph's rooms"),
         "{err}"
     );
     let twice = r#"{"rooms":[{"id":0,"kind":"Entrance"},{"id":0,"kind":"Boss"}],"links":[]}"#;

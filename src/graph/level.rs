@@ -336,6 +336,36 @@ pub enum GraphError {
     /// A serialized graph that JSON or RON could not read.
     #[error("cannot read the level graph: {0}")]
     Format(String),
+    /// A link of a serialized graph whose end is not one of its rooms.
+    #[error("link {link} joins {room}, which is not among the graph's rooms")]
+    LinkToUnknownRoom {
+        /// The link record.
+        link: LinkId,
+        /// The end that is missing.
+        room: RoomId,
+    },
+    /// A link of a serialized graph from a room to itself.
+    #[error("link {link} goes from {room} to itself: a link must join two different rooms")]
+    LinkToItself {
+        /// The link record.
+        link: LinkId,
+        /// Its one room.
+        room: RoomId,
+    },
+    /// A room or link id of a serialized graph far larger than the graph (ids are handed out
+    /// in order, so this is a typing mistake; taken as it is it would make the graph allocate
+    /// room for every id below it).
+    #[error("{what} id {id} in a graph of {count} {what}s: ids may be at most {limit}")]
+    IdTooLarge {
+        /// `"room"` or `"link"`.
+        what: &'static str,
+        /// The id.
+        id: u32,
+        /// How many records of that kind the graph has.
+        count: usize,
+        /// The largest id accepted.
+        limit: u32,
+    },
     /// An algorithm that needs a connected graph got one in several pieces.
     #[error("the graph has {components} separate parts; {what} needs a connected graph")]
     NotConnected {
@@ -856,6 +886,26 @@ impl<'de> Deserialize<'de> for LevelGraph {
 
 impl LevelGraph {
     fn from_record(record: GraphRecord) -> Result<LevelGraph, GraphError> {
+        // Ids are dense but for removed records; a far larger id is a typing mistake.
+        let limit = |count: usize| (count.saturating_mul(64) + 1024).min(u32::MAX as usize) as u32;
+        let room_limit = limit(record.rooms.len());
+        if let Some(r) = record.rooms.iter().find(|r| r.id.0 > room_limit) {
+            return Err(GraphError::IdTooLarge {
+                what: "room",
+                id: r.id.0,
+                count: record.rooms.len(),
+                limit: room_limit,
+            });
+        }
+        let link_limit = limit(record.links.len());
+        if let Some(l) = record.links.iter().find(|l| l.id.0 > link_limit) {
+            return Err(GraphError::IdTooLarge {
+                what: "link",
+                id: l.id.0,
+                count: record.links.len(),
+                limit: link_limit,
+            });
+        }
         let mut g = LevelGraph::new();
         let max_room = record
             .rooms
@@ -885,10 +935,14 @@ impl LevelGraph {
             .unwrap_or(0);
         g.links = vec![None; max_link];
         for l in record.links {
-            let a = g.node(l.from).ok_or(GraphError::UnknownRoom(l.from))?;
-            let b = g.node(l.to).ok_or(GraphError::UnknownRoom(l.to))?;
+            let end = |room: RoomId| GraphError::LinkToUnknownRoom { link: l.id, room };
+            let a = g.node(l.from).ok_or_else(|| end(l.from))?;
+            let b = g.node(l.to).ok_or_else(|| end(l.to))?;
             if a == b {
-                return Err(GraphError::SelfLink(l.from));
+                return Err(GraphError::LinkToItself {
+                    link: l.id,
+                    room: l.from,
+                });
             }
             if g.links[l.id.0 as usize].is_some() {
                 return Err(GraphError::DuplicateId(l.id.0));

@@ -4,7 +4,8 @@
 //! [`flow`] instantiates hand-authored flow templates into level graphs; the free functions
 //! re-exported here answer the questions a designer asks of a graph; [`spanning`] reduces a
 //! graph to a tree and gives links back; [`composite`] cuts it into loops and trees for layout;
-//! [`lock_and_key`] plans locks and openers; [`solve`] proves a level completable;
+//! [`lock_and_key`] plans locks and openers; [`solve`] proves a level completable by any player;
+//! [`verify`] reads a level file and gives the verdict;
 //! [`random`] makes test graphs; [`dot`] draws them.
 //!
 //! This layer depends on nothing else in the crate (but [`crate::seed`]'s random helpers).
@@ -20,6 +21,7 @@ mod query;
 pub mod random;
 pub mod solve;
 pub mod spanning;
+pub mod verify;
 
 pub use dot::{to_dot, to_dot_with_composites};
 pub(crate) use enclose::enclosure_groups;

@@ -673,7 +673,43 @@ fn lock_regions<R: Rng + ?Sized>(
         })
         .collect();
     seed::shuffle(rng, &mut shortcut_pool);
-    shortcut_pool.truncate(options.one_way_shortcuts);
+    // The region each crossing enters (the later of two-way ends), which takes that region's
+    // lock unless it becomes a shortcut.
+    let enters = |&(l, ra, rb): &(LinkId, u32, u32)| -> Option<u32> {
+        let link = graph.link(l)?;
+        match (link.passable(true), link.passable(false)) {
+            (true, true) => Some(ra.max(rb)),
+            (true, false) => Some(rb),
+            (false, true) => Some(ra),
+            (false, false) => None,
+        }
+    };
+    // Keep a shortcut only where no player can stand at its tail without having come through
+    // a door into the region it leads back to (so they hold that region's opener, or opened
+    // its small-key door): walking any link but the locked doors into that region (and the
+    // shortcut itself), its tail must be out of reach.
+    let mut chosen: Vec<usize> = Vec::new();
+    for &i in &shortcut_pool {
+        if chosen.len() >= options.one_way_shortcuts {
+            break;
+        }
+        let (l, ra, rb) = crossings[i];
+        let (earlier, tail) = {
+            let (a, b) = graph.endpoints(l).expect("live");
+            if ra < rb { (ra, b) } else { (rb, a) }
+        };
+        let shut: Vec<LinkId> = crossings
+            .iter()
+            .enumerate()
+            .filter(|(j, c)| !chosen.contains(j) && enters(c) == Some(earlier))
+            .map(|(_, c)| c.0)
+            .chain([l])
+            .collect();
+        if earlier == 0 || !reaches_without(graph, order[0], tail, &shut) {
+            chosen.push(i);
+        }
+    }
+    let shortcut_pool = chosen;
     let mut shortcuts = Vec::new();
     let mut added = Vec::new();
     for (i, &(l, ra, rb)) in crossings.iter().enumerate() {
@@ -713,6 +749,28 @@ fn lock_regions<R: Rng + ?Sized>(
         added,
         shortcuts,
     }
+}
+
+/// Whether `to` can be reached from `from` walking any link but windows and `shut`, either way
+/// (more than a player reaches, so `false` is a proof).
+fn reaches_without(graph: &LevelGraph, from: RoomId, to: RoomId, shut: &[LinkId]) -> bool {
+    let mut seen = vec![false; graph.room_bound()];
+    seen[from.0 as usize] = true;
+    let mut queue = VecDeque::from([from]);
+    while let Some(r) = queue.pop_front() {
+        if r == to {
+            return true;
+        }
+        for (l, next, link, _) in graph.links_at(r) {
+            if link.kind.is_passable()
+                && !shut.contains(&l)
+                && !std::mem::replace(&mut seen[next.0 as usize], true)
+            {
+                queue.push_back(next);
+            }
+        }
+    }
+    false
 }
 
 /// What [`lock_regions`] did.

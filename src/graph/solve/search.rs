@@ -574,6 +574,17 @@ impl Prepared {
         }
     }
 
+    /// The small locks of every ring of which `held` has a key.
+    pub(super) fn small_locks_with_a_key<'a>(
+        &'a self,
+        held: &'a Bits,
+    ) -> impl Iterator<Item = usize> + 'a {
+        self.rings
+            .iter()
+            .filter(|r| r.keys.iter().any(|&o| held.get(o)))
+            .flat_map(|r| r.locks.iter().copied())
+    }
+
     /// Small keys of a ring held, minus small locks of the ring opened (negative: a debt).
     fn keys_left(&self, ring: usize, held: &Bits, spent: &Bits) -> i64 {
         let r = &self.rings[ring];

@@ -229,8 +229,9 @@ impl Prepared {
     }
 
     /// Whether a player who never picks up `avoid` might stand in `room` at all: rooms reached
-    /// from `start` taking everything else, one-way links forwards, every small lock counted
-    /// open (more than any such player reaches, so `false` is a proof). Memoised per `avoid`.
+    /// from `start` taking everything else, one-way links forwards, every small lock of a ring
+    /// counted open once a key of the ring is in hand (more than any such player reaches, so
+    /// `false` is a proof). Memoised per `avoid`.
     fn may_reach(
         &self,
         start: RoomId,
@@ -243,9 +244,6 @@ impl Prepared {
         }
         let mut held = Bits::new(self.openers.len());
         let mut spent = Bits::new(self.small_count);
-        for i in 0..self.small_count {
-            spent.set(i);
-        }
         let reach = loop {
             let (reach, _) = self.walk(start.0 as usize, &held, &spent, true);
             let mut new = false;
@@ -255,6 +253,13 @@ impl Prepared {
                         held.set(o);
                         new = true;
                     }
+                }
+            }
+            // A ring's doors might all be open once one of its keys is in hand.
+            for i in self.small_locks_with_a_key(&held) {
+                if !spent.get(i) {
+                    spent.set(i);
+                    new = true;
                 }
             }
             if !new {

@@ -1,6 +1,10 @@
 //! The Diablo stages: connectivity, stairs, thresholds, determinism, golden maps.
 
+mod common;
+
 use std::path::PathBuf;
+
+use common::player::{exhaustive, replay};
 
 use levelplan::recipes::diablo::{Stage, catacombs, cathedral, caves, hell};
 use levelplan::tiles::Tile;
@@ -43,7 +47,15 @@ fn check_stage(stage: &Stage) -> Result<(), TestCaseError> {
     prop_assert_eq!(tiles.get(dx as i64, dy as i64), Some(&Tile::StairsDown));
     let reach = stage.tiles.flood_fill(ux as i64, uy as i64, Tile::walkable);
     prop_assert_eq!(reach.get(dx as i64, dy as i64), Some(&true));
-    prop_assert!(stage.solve().is_ok());
+    let walkthrough = stage.solve();
+    prop_assert!(walkthrough.is_ok(), "{:?}", walkthrough);
+    let steps = walkthrough.unwrap().steps;
+    prop_assert_eq!(
+        replay(&stage.graph, stage.start, stage.goal, &steps),
+        Ok(())
+    );
+    let every_play = exhaustive(&stage.graph, stage.start, stage.goal, 1_000_000).unwrap();
+    prop_assert!(every_play.accepts(&stage.graph));
     // The edge fixes leave no plain wall: each is vertical, horizontal or a corner.
     prop_assert!(
         !tiles.values().contains(&Tile::Wall),

@@ -2,6 +2,9 @@
 //! layout passes the strict check, whose rooms can all be walked to on the tile map, whose
 //! corridors keep their bounds, and which the same seed reproduces byte for byte.
 
+mod common;
+
+use common::player::{exhaustive, replay};
 use levelplan::Flow;
 use levelplan::export::svg::level_to_svg;
 use levelplan::export::tiled::level_to_tmj;
@@ -101,6 +104,13 @@ fn extra_locks_are_planned_and_proven() {
         .count();
     assert!(locked >= 3, "{locked} locked links");
     assert!(level.walkthrough.steps.len() >= 4);
+    let (start, goal) = (level.walkthrough.start, level.walkthrough.goal);
+    assert_eq!(
+        replay(&level.graph, start, goal, &level.walkthrough.steps),
+        Ok(())
+    );
+    let every_play = exhaustive(&level.graph, start, goal, 1_000_000).unwrap();
+    assert!(every_play.accepts(&level.graph));
     let svg = level_to_svg(&level, 10);
     assert!(
         svg.contains("stroke=\"#ff2020\""),
@@ -210,4 +220,41 @@ fn a_hole_is_left_where_a_loop_closes_by_corridor() {
         assert!(!levelplan::graph::enclosures(&level.graph).is_empty());
         assert!(level.layout.links.iter().any(|l| !l.corridor.is_empty()));
     }
+}
+
+#[test]
+fn levels_with_small_keys_switches_and_shortcuts_are_finishable_by_any_player() {
+    // The completability report's hardest option set, through the whole recipe.
+    let params = GungeonParams {
+        locks: Some(levelplan::graph::lock_and_key::LockPlan {
+            locks: 5,
+            small_key_locks: 2,
+            switches: 1,
+            one_way_shortcuts: 2,
+            ..Default::default()
+        }),
+        ..GungeonParams::default()
+    };
+    let mut checked = 0;
+    for name in levelplan::FlowTemplate::builtin_names() {
+        let flow = Flow::builtin(name).unwrap();
+        for seed in 0..3 {
+            let level = gungeon::generate(&flow, seed, &params)
+                .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+            let (start, goal) = (level.walkthrough.start, level.walkthrough.goal);
+            assert_eq!(
+                replay(&level.graph, start, goal, &level.walkthrough.steps),
+                Ok(()),
+                "{name} seed {seed}"
+            );
+            let every_play = exhaustive(&level.graph, start, goal, 2_000_000)
+                .unwrap_or_else(|| panic!("{name} seed {seed}: too many states"));
+            assert!(every_play.accepts(&level.graph), "{name} seed {seed}");
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked,
+        3 * levelplan::FlowTemplate::builtin_names().count()
+    );
 }

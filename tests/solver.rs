@@ -516,3 +516,75 @@ fn running_out_of_states_is_an_error_never_an_acceptance() {
         );
     }
 }
+
+#[test]
+fn the_strict_replay_rejects_wrong_walkthroughs() {
+    // A key in a side room opens the door to a hall; a one-way drop leads on to the exit.
+    let mut g = LevelGraph::new();
+    let start = g.add_room(Room::new(RoomKind::Entrance));
+    let side = g.add_room(Room::new(RoomKind::Normal));
+    let hall = g.add_room(Room::new(RoomKind::Normal));
+    let exit = g.add_room(Room::new(RoomKind::Exit));
+    let k = g.new_key();
+    g.room_mut(side).unwrap().items.push(Item::Key(k));
+    let lock = Lock {
+        by: k,
+        opener: Opener::Key,
+    };
+    g.add_link(start, side, Link::door());
+    let door = g.add_link(start, hall, Link::door().with_lock(lock));
+    let drop = g.add_link(hall, exit, Link::new(LinkKind::OneWay));
+    let w = solve(&g).unwrap();
+    let good = vec![
+        Step::Collect {
+            room: side,
+            item: Item::Key(k),
+        },
+        Step::Open { link: door, lock },
+        Step::OneWay {
+            link: drop,
+            to: exit,
+        },
+        Step::Reach { room: exit },
+    ];
+    assert_eq!(replay(&g, start, exit, &w.steps), Ok(()));
+    assert_eq!(replay(&g, start, exit, &good), Ok(()));
+    let mut wrong: Vec<Vec<Step>> = Vec::new();
+    // The key is not in that room.
+    let mut s = good.clone();
+    s[0] = Step::Collect {
+        room: start,
+        item: Item::Key(k),
+    };
+    wrong.push(s);
+    // The door opened without the key.
+    wrong.push(good[1..].to_vec());
+    // Through the locked door without opening it.
+    wrong.push(vec![good[0].clone(), good[2].clone(), good[3].clone()]);
+    // The one-way link backwards.
+    let mut s = good.clone();
+    s[2] = Step::OneWay {
+        link: drop,
+        to: hall,
+    };
+    wrong.push(s);
+    // Reaching a room that is not the goal, or not last.
+    let mut s = good.clone();
+    s[3] = Step::Reach { room: hall };
+    wrong.push(s);
+    let mut s = good.clone();
+    s.insert(3, Step::Reach { room: exit });
+    wrong.push(s);
+    // The same key collected twice.
+    let mut s = good.clone();
+    s.insert(1, good[0].clone());
+    wrong.push(s);
+    // No Reach at all.
+    wrong.push(good[..3].to_vec());
+    for (i, steps) in wrong.iter().enumerate() {
+        assert!(
+            replay(&g, start, exit, steps).is_err(),
+            "wrong walkthrough {i} accepted"
+        );
+    }
+}

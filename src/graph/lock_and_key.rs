@@ -4,9 +4,10 @@
 //! [`plan`] splits a level into regions behind gates on the walk from the entrance, locks every way
 //! into each region with that region's lock (a key, a switch, a task, or small keys), puts each
 //! opener where the player reaches it before its lock, and proves the result with the
-//! [solver](super::solve): no level it returns can soft-lock the player. [`place_openers`] is the
-//! placement step on its own (flows use it for their locked doors), and [`sector_scenario`] is
-//! the scenario generator of `shared/spec/sectors.md` (steps 9 and 12).
+//! [solver](super::solve): no level it returns can soft-lock any player, even one who skips
+//! rooms and openers. [`place_openers`] is the placement step on its own (flows use it for
+//! their locked doors), and [`sector_scenario`] is the scenario generator of
+//! `shared/spec/sectors.md` (steps 9 and 12).
 
 use std::collections::VecDeque;
 
@@ -396,14 +397,20 @@ pub enum PlanError {
 ///    its gate; gates are chosen from the leaves up so regions have about equal size (with
 ///    some jitter).
 /// 2. Every link into a region gets the region's lock (a unique key, a switch, a task, or one
-///    small lock per link; a link between two regions takes the later region's lock); links
-///    already locked (a flow's own doors) keep their locks. Optionally, some links between
-///    regions that are not gates become one-way shortcuts back from the later region instead.
+///    small lock per link, of a ring of the region's own; a link between two regions takes the
+///    later region's lock); links already locked (a flow's own doors) keep their locks.
+///    Optionally, some links between regions that are not gates become one-way shortcuts back
+///    from the later region instead: only into a region on the way to the later one, and only
+///    where every way to the shortcut's tail passes a door into the region it leads back to, so
+///    that no player, whatever they skipped, is shut in by it. Where fewer shortcuts fit than
+///    asked, a few more region plans are drawn and the one with the most is kept.
 /// 3. Openers are placed with [`place_openers`]: each where the player gets it before its lock,
-///    never in a secret room, the exit or a boss room, never behind its own lock.
-/// 4. The [solver](super::solve::solve_with) must accept the level, soft-locks included. If a
-///    small-key region lets the player spend keys in an order that gets them stuck, that region
-///    falls back to a unique key; otherwise the plan is drawn again, up to `max_tries` times.
+///    far from it, never in a secret room, the exit or a boss room, never behind a lock that
+///    needs it (the flow's own locks included, directly or through a chain).
+/// 4. The [solver](super::solve::solve_with) must accept the level for a player who skips rooms
+///    and openers. If a small-key region lets the player spend keys in an order that gets them
+///    stuck, that region falls back to a unique key; otherwise the plan is drawn again, up to
+///    `max_tries` times.
 ///
 /// # Returns
 /// A [`PlanReport`] with the walkthrough; the graph is changed only on success.

@@ -409,21 +409,27 @@ pub fn solve(graph: &LevelGraph) -> Result<Walkthrough, Unsolvable> {
     solve_with(graph, &SolveOptions::default())
 }
 
-/// Proves the level completable, or says why not.
+/// Proves the level completable by any player, or says why not.
 ///
 /// # Arguments
 /// * `graph`: the level; locks on links, openers as room items.
-/// * `options`: start, goal, state budget, and whether soft-locks are tolerated.
+/// * `options`: start, goal, the player model, the state budget, and which failures are
+///   tolerated (soft-locks, parts never reached).
 ///
 /// # Returns
 /// A [`Walkthrough`] (the openers and locks the goal needs, in order, and how much
-/// backtracking walking it takes), or [`Unsolvable`]: which locks stay shut and why, or which
-/// order of play gets the player stuck.
+/// backtracking walking it takes), or [`Unsolvable`]: which locks keep the goal shut and why,
+/// which rooms, openers and locks no play reaches, or which play gets the player stuck, where
+/// and having skipped what. Every level accepted satisfies the three guarantees of the module
+/// docs.
 ///
 /// # Complexity
-/// `O(S · R · (V + E))` for `S` abstract states explored and `R` pick-up rounds per state
-/// (at most the number of openers). Without small keys and one-way links there is a single
-/// state.
+/// `O(S · (V + E))` for `S` abstract states explored over all searches, within
+/// `options.max_states`. Without small keys and one-way links there is a single state. With
+/// them, `S` grows with the sets of small locks a player can have opened (exponential in the
+/// worst case: consumable keys make completability NP-hard in general) and, for the skipping
+/// player, with the openers a one-way link's far side depends on; levels from
+/// [`plan`](super::lock_and_key::plan) keep both small.
 pub fn solve_with(graph: &LevelGraph, options: &SolveOptions) -> Result<Walkthrough, Unsolvable> {
     let start = match options.start {
         Some(r) if graph.contains_room(r) => r,

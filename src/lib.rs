@@ -10,12 +10,16 @@
 //!   rules), graph queries, spanning trees, loop decomposition into composites, lock-and-key
 //!   planning, a solver that proves levels completable, and DOT export. It depends on nothing
 //!   else in the crate.
-//! - [`tiles`]: plain grids of tiles with regions, flood fill. Knows nothing of graphs.
-//! - [`recipes`]: complete generators in one style (so far: [`recipes::isaac`]).
-//! - [`export`]: pictures of tile maps (SVG).
+//! - [`tiles`]: plain grids of tiles with regions, flood fill, mini-sets, tile conversion.
+//!   Knows nothing of graphs.
+//! - [`layout`]: where rooms go: room templates, configuration spaces, the layout search, A*
+//!   corridors, rasterising a layout into tiles.
+//! - [`Level`] and [`Recipe`]: what every recipe returns, and how a game holds any recipe.
+//! - [`recipes`]: complete generators in one style: [`recipes::gungeon`] (flows laid out with
+//!   room templates), [`recipes::isaac`] (grid floor plans), [`recipes::diablo`] (the four
+//!   stages).
+//! - [`export`]: pictures and files: SVG, Tiled maps, text.
 //! - [`seed`]: the deterministic random streams every stage draws from.
-//!
-//! Later layers (layout, tiles, recipes, export) build on these.
 //!
 //! # Example
 //!
@@ -43,6 +47,7 @@ mod data;
 pub mod export;
 pub mod graph;
 pub mod layout;
+mod level;
 pub mod recipes;
 pub mod seed;
 pub mod tiles;
@@ -51,6 +56,9 @@ pub use graph::flow::{Conditions, Flow, FlowError, FlowTemplate};
 pub use graph::{
     GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,
     RoomId, RoomKind, RoomOrigin,
+};
+pub use level::{
+    GridRoom, Level, LevelDetail, LevelReadError, Recipe, RecipeError, RiverRecord, Stairs, TilePos,
 };
 pub use seed::LevelRng;
 

@@ -346,3 +346,40 @@ pub fn rooms_reachable(level: &Level) -> Result<(), String> {
         None => Ok(()),
     }
 }
+
+impl Level {
+    /// This level as the crate's one [`crate::Level`] shape (what writers and documents take).
+    pub fn into_level(self, flow: &str) -> crate::Level {
+        crate::Level {
+            recipe: "gungeon".to_string(),
+            seed: self.seed,
+            attempts: self.attempts,
+            start: self.walkthrough.start,
+            goal: self.walkthrough.goal,
+            graph: self.graph,
+            walkthrough: self.walkthrough,
+            // Region `i` of the raster is layout room `i`.
+            region_rooms: self.rooms.iter().copied().map(Some).collect(),
+            tiles: self.tiles.map,
+            layout: Some(self.layout),
+            stairs: None,
+            detail: crate::LevelDetail::Gungeon {
+                flow: flow.to_string(),
+                rooms: self.rooms,
+                links: self.links,
+            },
+        }
+    }
+}
+
+impl crate::Recipe for Generator {
+    fn name(&self) -> &'static str {
+        "gungeon"
+    }
+
+    fn generate(&self, seed: u64) -> Result<crate::Level, crate::RecipeError> {
+        let level = Generator::generate(self, seed)
+            .map_err(|e| crate::RecipeError::failed("gungeon", e))?;
+        Ok(level.into_level(&self.flow.template().name))
+    }
+}

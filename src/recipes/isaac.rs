@@ -1273,3 +1273,83 @@ fn difficulty(pools: &RoomPools, design: &String) -> &'static str {
         "hard"
     }
 }
+
+/// The Isaac recipe prepared for one floor level: a [`crate::Recipe`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct IsaacRecipe {
+    /// The floor level (1 = the first).
+    pub level: u32,
+    /// The parameters.
+    pub params: IsaacParams,
+}
+
+impl IsaacRecipe {
+    /// The recipe for floor `level` with `params`.
+    pub fn new(level: u32, params: IsaacParams) -> IsaacRecipe {
+        IsaacRecipe { level, params }
+    }
+}
+
+impl Floor {
+    /// This floor as the crate's one [`crate::Level`] shape, with its proof of completion.
+    pub fn into_level(self) -> Result<crate::Level, crate::graph::solve::Unsolvable> {
+        let walkthrough = crate::graph::solve::solve(&self.graph)?;
+        let regions = self
+            .rooms
+            .iter()
+            .map(|r| r.id.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut region_rooms = vec![None; regions];
+        for r in &self.rooms {
+            // The tile map's region of a room is its id.
+            region_rooms[r.id.0 as usize] = Some(r.id);
+        }
+        let tiles = self.tile_map();
+        Ok(crate::Level {
+            recipe: "isaac".to_string(),
+            seed: self.seed,
+            attempts: self.attempts,
+            start: walkthrough.start,
+            goal: walkthrough.goal,
+            walkthrough,
+            tiles,
+            region_rooms,
+            layout: None,
+            stairs: None,
+            detail: crate::LevelDetail::Isaac {
+                level: self.level,
+                size: self.size,
+                rooms: self
+                    .rooms
+                    .iter()
+                    .map(|r| crate::GridRoom {
+                        room: r.id,
+                        shape: format!("{:?}", r.shape),
+                        cells: r.cells.clone(),
+                        design: r.design.clone(),
+                        distance: r.distance,
+                    })
+                    .collect(),
+            },
+            graph: self.graph,
+        })
+    }
+}
+
+impl crate::Recipe for IsaacRecipe {
+    fn name(&self) -> &'static str {
+        "isaac"
+    }
+
+    fn generate(&self, seed: u64) -> Result<crate::Level, crate::RecipeError> {
+        let floor = generate(self.level, seed, &self.params)
+            .map_err(|e| crate::RecipeError::failed("isaac", e))?;
+        floor
+            .into_level()
+            .map_err(|source| crate::RecipeError::Unsolvable {
+                recipe: "isaac",
+                source,
+            })
+    }
+}

@@ -416,3 +416,118 @@ impl Stage {
         )
     }
 }
+
+/// Which of Diablo's four stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DiabloStage {
+    /// Levels 1 to 4.
+    Cathedral,
+    /// Levels 5 to 8.
+    Catacombs,
+    /// Levels 9 to 12.
+    Caves,
+    /// Levels 13 to 16.
+    Hell,
+}
+
+impl DiabloStage {
+    /// The stage's name, as `levelplan generate --recipe` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DiabloStage::Cathedral => "cathedral",
+            DiabloStage::Catacombs => "catacombs",
+            DiabloStage::Caves => "caves",
+            DiabloStage::Hell => "hell",
+        }
+    }
+}
+
+/// One of Diablo's stages prepared for one dungeon level: a [`crate::Recipe`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiabloRecipe {
+    /// The stage.
+    pub stage: DiabloStage,
+    /// The dungeon level (1 to 16).
+    pub level: u32,
+}
+
+impl DiabloRecipe {
+    /// The recipe for `stage` at dungeon `level`.
+    pub fn new(stage: DiabloStage, level: u32) -> DiabloRecipe {
+        DiabloRecipe { stage, level }
+    }
+}
+
+impl Stage {
+    /// This stage as the crate's one [`crate::Level`] shape, with its proof of completion.
+    pub fn into_level(
+        self,
+        recipe: DiabloStage,
+        rivers: &[caves::River],
+    ) -> Result<crate::Level, crate::graph::solve::Unsolvable> {
+        let walkthrough = self.solve()?;
+        // The tile map's region `i` is room `i` of the graph.
+        let region_rooms = (0..self.graph.room_bound() as u32)
+            .map(|i| Some(RoomId(i)).filter(|&r| self.graph.contains_room(r)))
+            .collect();
+        Ok(crate::Level {
+            recipe: recipe.name().to_string(),
+            seed: self.seed,
+            attempts: self.attempts,
+            start: self.start,
+            goal: self.goal,
+            walkthrough,
+            tiles: self.tiles,
+            region_rooms,
+            layout: None,
+            stairs: Some(crate::Stairs {
+                up: self.stairs_up,
+                down: self.stairs_down,
+            }),
+            detail: crate::LevelDetail::Diablo {
+                level: self.level,
+                blank: self.blank,
+                rivers: rivers
+                    .iter()
+                    .map(|r| crate::RiverRecord {
+                        cells: r.cells.clone(),
+                        bridge: r.bridge,
+                    })
+                    .collect(),
+            },
+            graph: self.graph,
+        })
+    }
+}
+
+impl crate::Recipe for DiabloRecipe {
+    fn name(&self) -> &'static str {
+        self.stage.name()
+    }
+
+    fn generate(&self, seed: u64) -> Result<crate::Level, crate::RecipeError> {
+        let name = self.stage.name();
+        let failed = |e| crate::RecipeError::failed(name, e);
+        let (stage, rivers) = match self.stage {
+            DiabloStage::Cathedral => (
+                cathedral::generate(self.level, seed).map_err(failed)?,
+                Vec::new(),
+            ),
+            DiabloStage::Catacombs => (
+                catacombs::generate(self.level, seed).map_err(failed)?,
+                Vec::new(),
+            ),
+            DiabloStage::Caves => caves::generate(self.level, seed).map_err(failed)?,
+            DiabloStage::Hell => (
+                hell::generate(self.level, seed).map_err(failed)?,
+                Vec::new(),
+            ),
+        };
+        stage
+            .into_level(self.stage, &rivers)
+            .map_err(|source| crate::RecipeError::Unsolvable {
+                recipe: name,
+                source,
+            })
+    }
+}

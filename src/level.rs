@@ -1,0 +1,209 @@
+//! [`Level`], what every recipe returns, and [`Recipe`], how a game holds any generator.
+//!
+//! A recipe is prepared once from its parameters and then makes a level per seed:
+//!
+//! ```
+//! use levelplan::{Level, Recipe};
+//! use levelplan::recipes::gungeon::{Generator, GungeonParams};
+//! use levelplan::recipes::isaac::IsaacRecipe;
+//!
+//! let recipes: Vec<Box<dyn Recipe>> = vec![
+//!     Box::new(Generator::new(levelplan::Flow::builtin("classic").unwrap(), GungeonParams::default())?),
+//!     Box::new(IsaacRecipe::new(2, Default::default())),
+//! ];
+//! for recipe in &recipes {
+//!     let level: Level = recipe.generate(7)?;
+//!     // Every level has a graph proven completable, a tile map whose floor knows its rooms,
+//!     // and reads back from its JSON document.
+//!     assert!(level.graph.contains_room(level.goal));
+//!     assert_eq!(Level::from_json(&level.to_json())?, level);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! This module may use `graph`, `tiles` and `layout`; recipes build on it, and writers read it.
+
+use std::error::Error;
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::solve::{Unsolvable, Walkthrough};
+use crate::graph::{LevelGraph, LinkId, RoomId};
+use crate::layout::Layout;
+use crate::tiles::{Grid, TileMap};
+
+/// A tile position `(x, y)`, column and row from the top left.
+pub type TilePos = (usize, usize);
+
+/// A generated level, whatever recipe made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Level {
+    /// The recipe that made it, as `levelplan generate --recipe` spells it.
+    pub recipe: String,
+    /// The seed it came from.
+    pub seed: u64,
+    /// Attempts the recipe made before this level passed every check.
+    pub attempts: u32,
+    /// The abstract level: rooms, links, locks, openers.
+    pub graph: LevelGraph,
+    /// Where the player starts.
+    pub start: RoomId,
+    /// The goal.
+    pub goal: RoomId,
+    /// The solver's proof that any player can finish the level from `start` to `goal`.
+    pub walkthrough: Walkthrough,
+    /// The tiles. A floor tile's region names its room through [`Level::region_rooms`].
+    pub tiles: TileMap,
+    /// Per tile region, the graph room it is part of (`None`: a region of no room).
+    pub region_rooms: Vec<Option<RoomId>>,
+    /// Where the rooms were placed, for recipes that lay rooms out.
+    pub layout: Option<Layout>,
+    /// The tiles of the ways in and out, for recipes that place them (stairs).
+    pub stairs: Option<Stairs>,
+    /// What only one recipe has.
+    pub detail: LevelDetail,
+}
+
+/// Where the stairs are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stairs {
+    /// The way in.
+    pub up: TilePos,
+    /// The way out.
+    pub down: TilePos,
+}
+
+/// What only one recipe's levels have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum LevelDetail {
+    /// Gungeon-style levels (`recipes::gungeon`).
+    Gungeon {
+        /// The flow the level was made from.
+        flow: String,
+        /// The graph room of each room of the layout (`layout.rooms[i]` is `rooms[i]`).
+        rooms: Vec<RoomId>,
+        /// The graph link of each link of the layout.
+        links: Vec<LinkId>,
+    },
+    /// Isaac-style floors (`recipes::isaac`): the grid and its rooms' cells and shapes.
+    Isaac {
+        /// The floor level (1 = the first).
+        level: u32,
+        /// Grid columns and rows.
+        size: (i32, i32),
+        /// The rooms on the grid.
+        rooms: Vec<GridRoom>,
+    },
+    /// Diablo's stages (`recipes::diablo`).
+    Diablo {
+        /// The dungeon level (1 to 16).
+        level: u32,
+        /// The passability blank the tiles were made from (`true`: carved).
+        blank: Grid<bool>,
+        /// The caves' lava rivers: each river's cells from its source, and its bridge.
+        rivers: Vec<RiverRecord>,
+    },
+}
+
+/// A room of a grid floor plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridRoom {
+    /// The room in the graph.
+    pub room: RoomId,
+    /// Its shape's name (`Single`, `Wide`, `L`, ...).
+    pub shape: String,
+    /// Its grid cells `(column, row)`.
+    pub cells: Vec<(i32, i32)>,
+    /// Its design, for normal rooms.
+    pub design: Option<String>,
+    /// Its steps from the start room.
+    pub distance: u32,
+}
+
+/// A river of lava, as a level records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RiverRecord {
+    /// The cells, from its source.
+    pub cells: Vec<TilePos>,
+    /// The bridge's cell.
+    pub bridge: TilePos,
+}
+
+impl Level {
+    /// The graph room a tile belongs to (`None` for rock, walls between rooms, corridors).
+    pub fn room_at(&self, x: usize, y: usize) -> Option<RoomId> {
+        let region = *self.tiles.regions.get(x as i64, y as i64)?;
+        self.region_rooms.get(region? as usize).copied().flatten()
+    }
+
+    /// The level as pretty JSON (what `levelplan generate --json` writes).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a level always serialises")
+    }
+
+    /// Reads a level from JSON.
+    pub fn from_json(text: &str) -> Result<Level, LevelReadError> {
+        serde_json::from_str(text).map_err(|e| LevelReadError(e.to_string()))
+    }
+
+    /// The level as pretty RON.
+    pub fn to_ron(&self) -> String {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .expect("a level always serialises")
+    }
+
+    /// Reads a level from RON.
+    pub fn from_ron(text: &str) -> Result<Level, LevelReadError> {
+        ron::from_str(text).map_err(|e| LevelReadError(e.to_string()))
+    }
+}
+
+/// A level document that JSON or RON could not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read the level: {0}")]
+pub struct LevelReadError(pub String);
+
+/// A level generator, prepared once from its parameters: a game holds any recipe this way.
+pub trait Recipe {
+    /// The recipe's name, as `levelplan generate --recipe` spells it.
+    fn name(&self) -> &'static str;
+
+    /// Makes the level of `seed`: the same seed gives the same level, byte for byte.
+    fn generate(&self, seed: u64) -> Result<Level, RecipeError>;
+}
+
+/// Why a recipe made no level.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecipeError {
+    /// The recipe failed (its own error is the source: settings that cannot work, or no level
+    /// within its retry budget).
+    #[error("{recipe}: {source}")]
+    Failed {
+        /// The recipe.
+        recipe: &'static str,
+        /// The recipe's own error.
+        #[source]
+        source: Box<dyn Error + Send + Sync + 'static>,
+    },
+    /// The level made cannot be proven completable.
+    #[error("{recipe}: the level is not completable: {source}")]
+    Unsolvable {
+        /// The recipe.
+        recipe: &'static str,
+        /// The solver's verdict.
+        #[source]
+        source: Unsolvable,
+    },
+}
+
+impl RecipeError {
+    /// The recipe's own error, for `recipe`.
+    pub fn failed(recipe: &'static str, source: impl Error + Send + Sync + 'static) -> RecipeError {
+        RecipeError::Failed {
+            recipe,
+            source: Box::new(source),
+        }
+    }
+}

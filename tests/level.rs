@@ -1,0 +1,179 @@
+//! `Level` and `Recipe`: every recipe, held the same way, makes levels that read back from their
+//! documents, reproduce from their seed, know the room of every floor tile, are finishable by
+//! any player, and match what the recipe's own API makes.
+
+mod common;
+
+use common::player::{exhaustive, replay};
+use levelplan::recipes::diablo::{DiabloRecipe, DiabloStage, cathedral, caves, hell};
+use levelplan::recipes::gungeon::{Generator, GungeonParams};
+use levelplan::recipes::isaac::{self, IsaacParams, IsaacRecipe};
+use levelplan::tiles::Tile;
+use levelplan::{Flow, Level, LevelDetail, Recipe, RoomKind};
+
+fn recipes() -> Vec<Box<dyn Recipe>> {
+    let locked = GungeonParams {
+        locks: Some(levelplan::graph::lock_and_key::LockPlan {
+            locks: 3,
+            small_key_locks: 1,
+            one_way_shortcuts: 1,
+            ..Default::default()
+        }),
+        ..GungeonParams::default()
+    };
+    vec![
+        Box::new(
+            Generator::new(Flow::builtin("classic").unwrap(), GungeonParams::default()).unwrap(),
+        ),
+        Box::new(Generator::new(Flow::builtin("big_loop").unwrap(), locked).unwrap()),
+        Box::new(IsaacRecipe::new(1, IsaacParams::default())),
+        Box::new(IsaacRecipe::new(
+            6,
+            IsaacParams {
+                large_rooms: true,
+                ..IsaacParams::default()
+            },
+        )),
+        Box::new(DiabloRecipe::new(DiabloStage::Cathedral, 2)),
+        Box::new(DiabloRecipe::new(DiabloStage::Catacombs, 6)),
+        Box::new(DiabloRecipe::new(DiabloStage::Caves, 9)),
+        Box::new(DiabloRecipe::new(DiabloStage::Hell, 14)),
+    ]
+}
+
+/// What every level promises, whatever made it.
+fn check(level: &Level) {
+    let what = format!("{} seed {}", level.recipe, level.seed);
+    // Documents read back, both ways, and the same seed gives the same level.
+    assert_eq!(
+        &Level::from_json(&level.to_json()).unwrap(),
+        level,
+        "{what}"
+    );
+    assert_eq!(&Level::from_ron(&level.to_ron()).unwrap(), level, "{what}");
+    // Finishable by any player, with a walkthrough that replays.
+    assert_eq!(level.walkthrough.start, level.start);
+    assert_eq!(level.walkthrough.goal, level.goal);
+    assert_eq!(
+        replay(
+            &level.graph,
+            level.start,
+            level.goal,
+            &level.walkthrough.steps
+        ),
+        Ok(()),
+        "{what}"
+    );
+    let every_play = exhaustive(&level.graph, level.start, level.goal, 2_000_000).unwrap();
+    assert!(every_play.accepts(&level.graph), "{what}");
+    // Every floor tile that has a room names a room of the graph, and every non-secret room
+    // but corridor-only ones has floor.
+    let mut floored = std::collections::BTreeSet::new();
+    for ((x, y), tile) in level.tiles.tiles.iter() {
+        if let Some(room) = level.room_at(x, y) {
+            assert!(level.graph.contains_room(room), "{what}: tile ({x}, {y})");
+            if *tile == Tile::Floor {
+                floored.insert(room);
+            }
+        }
+    }
+    for (id, room) in level.graph.rooms() {
+        if room.kind != RoomKind::Secret {
+            assert!(floored.contains(&id), "{what}: {id} has no floor tile");
+        }
+    }
+}
+
+#[test]
+fn every_recipe_makes_levels_of_one_shape() {
+    for recipe in recipes() {
+        for seed in [1, 7] {
+            let level = recipe
+                .generate(seed)
+                .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", recipe.name()));
+            assert_eq!(level.recipe, recipe.name());
+            assert_eq!(level.seed, seed);
+            check(&level);
+            assert_eq!(recipe.generate(seed).unwrap().to_json(), level.to_json());
+        }
+    }
+}
+
+#[test]
+fn levels_match_what_each_recipe_s_own_api_makes() {
+    let flow = Flow::builtin("classic").unwrap();
+    let old = Generator::new(flow.clone(), GungeonParams::default())
+        .unwrap()
+        .generate(3)
+        .unwrap();
+    let new =
+        Recipe::generate(&Generator::new(flow, GungeonParams::default()).unwrap(), 3).unwrap();
+    assert_eq!(new.tiles, old.tiles.map);
+    assert_eq!(new.graph, old.graph);
+    assert_eq!(new.layout.as_ref(), Some(&old.layout));
+    let floor = isaac::generate(4, 5, &IsaacParams::default()).unwrap();
+    let level = IsaacRecipe::new(4, IsaacParams::default())
+        .generate(5)
+        .unwrap();
+    assert_eq!(level.tiles, floor.tile_map());
+    assert_eq!(level.graph, floor.graph);
+    let LevelDetail::Isaac { rooms, size, .. } = &level.detail else {
+        panic!("an Isaac detail");
+    };
+    assert_eq!(*size, floor.size);
+    assert_eq!(rooms.len(), floor.rooms.len());
+    let stage = cathedral::generate(3, 2).unwrap();
+    let level = DiabloRecipe::new(DiabloStage::Cathedral, 3)
+        .generate(2)
+        .unwrap();
+    assert_eq!(level.tiles, stage.tiles);
+    assert_eq!(
+        level.stairs.map(|s| (s.up, s.down)),
+        Some((stage.stairs_up, stage.stairs_down))
+    );
+    let (stage, rivers) = caves::generate(10, 4).unwrap();
+    let level = DiabloRecipe::new(DiabloStage::Caves, 10)
+        .generate(4)
+        .unwrap();
+    assert_eq!(level.tiles, stage.tiles);
+    let LevelDetail::Diablo {
+        rivers: recorded,
+        blank,
+        ..
+    } = &level.detail
+    else {
+        panic!("a Diablo detail");
+    };
+    assert_eq!(blank, &stage.blank);
+    assert_eq!(recorded.len(), rivers.len());
+    assert!(!rivers.is_empty(), "the caves have rivers to record");
+    let stage = hell::generate(13, 1).unwrap();
+    assert_eq!(
+        DiabloRecipe::new(DiabloStage::Hell, 13)
+            .generate(1)
+            .unwrap()
+            .graph,
+        stage.graph
+    );
+}
+
+#[test]
+fn a_recipe_that_fails_says_which_and_why() {
+    let bad = IsaacRecipe::new(
+        1,
+        IsaacParams {
+            width: 0,
+            ..IsaacParams::default()
+        },
+    );
+    let err = bad.generate(1).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("isaac: invalid Isaac parameters"),
+        "{err}"
+    );
+    assert!(
+        std::error::Error::source(&err).is_some(),
+        "the recipe's own error is kept"
+    );
+}

@@ -77,6 +77,12 @@ pub struct Stairs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum LevelDetail {
+    /// A flow's graph only, not yet given space (`levelplan generate --recipe flow`): the level
+    /// has no tiles.
+    Flow {
+        /// The flow the level was made from.
+        flow: String,
+    },
     /// Gungeon-style levels (`recipes::gungeon`).
     Gungeon {
         /// The flow the level was made from.
@@ -131,6 +137,27 @@ pub struct RiverRecord {
 }
 
 impl Level {
+    /// A level of a flow's graph only, with its proof of completion: no tiles, no layout (what
+    /// `levelplan generate --recipe flow` writes).
+    pub fn graph_only(flow: &str, seed: u64, graph: LevelGraph, walkthrough: Walkthrough) -> Level {
+        Level {
+            recipe: "flow".to_string(),
+            seed,
+            attempts: 1,
+            start: walkthrough.start,
+            goal: walkthrough.goal,
+            graph,
+            walkthrough,
+            tiles: TileMap::new(0, 0),
+            region_rooms: Vec::new(),
+            layout: None,
+            stairs: None,
+            detail: LevelDetail::Flow {
+                flow: flow.to_string(),
+            },
+        }
+    }
+
     /// The graph room a tile belongs to (`None` for rock, walls between rooms, corridors).
     pub fn room_at(&self, x: usize, y: usize) -> Option<RoomId> {
         let region = *self.tiles.regions.get(x as i64, y as i64)?;

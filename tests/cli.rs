@@ -67,24 +67,22 @@ fn generate_writes_dot_json_and_ron() {
     assert!(o.status.success(), "{}", stderr(&o));
     let dot_text = std::fs::read_to_string(&dot).unwrap();
     assert!(dot_text.starts_with("digraph \"secrets (seed 9)\""));
-    // The JSON document holds the graph, its composites and the walkthrough.
+    // The JSON document is the level: graph, walkthrough, tiles, layout; RON the same.
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(doc["flow"], "secrets");
+    assert_eq!(doc["recipe"], "gungeon");
+    assert_eq!(doc["detail"]["Gungeon"]["flow"], "secrets");
     assert_eq!(doc["seed"], 9);
-    assert!(
-        doc["composites"]["composites"]
-            .as_array()
-            .is_some_and(|c| !c.is_empty())
-    );
     assert!(
         doc["walkthrough"]["steps"]
             .as_array()
             .is_some_and(|s| !s.is_empty())
     );
-    let from_json = levelplan::LevelGraph::from_json(&doc["graph"].to_string()).unwrap();
-    let ron_text = std::fs::read_to_string(&ron).unwrap();
-    assert!(ron_text.contains("composites:") && ron_text.contains("walkthrough:"));
+    let level = levelplan::Level::from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let from_ron = levelplan::Level::from_ron(&std::fs::read_to_string(&ron).unwrap()).unwrap();
+    assert_eq!(level, from_ron);
+    assert!(level.layout.is_some() && level.tiles.tiles.width() > 0);
+    let from_json = level.graph;
     assert!(
         dot_text.contains("subgraph cluster_0"),
         "composites are clusters"
@@ -604,6 +602,33 @@ fn verify_level_accepts_what_every_recipe_writes() {
             );
             assert!(stdout(&v).starts_with("accepted: "), "{}", stdout(&v));
         }
+    }
+}
+
+#[test]
+fn every_recipe_writes_one_level_document() {
+    let dir = scratch("documents");
+    let runs: [(&str, &[&str]); 5] = [
+        ("flow", &["--recipe", "flow", "--locks", "2"]),
+        ("gungeon", &["--flow", "fork"]),
+        ("isaac", &["--recipe", "isaac", "--level", "2"]),
+        ("cathedral", &["--recipe", "cathedral"]),
+        ("caves", &["--recipe", "caves", "--level", "9"]),
+    ];
+    for (recipe, args) in runs {
+        let path = dir.join(format!("{recipe}.json"));
+        let mut generate = vec!["generate", "--seed", "3", "--json", path.to_str().unwrap()];
+        generate.extend_from_slice(args);
+        let o = levelplan(&generate);
+        assert!(o.status.success(), "{recipe}: {}", stderr(&o));
+        let level = levelplan::Level::from_json(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{recipe}: {e}"));
+        assert_eq!(level.recipe, recipe);
+        assert_eq!(level.seed, 3);
+        assert!(level.graph.contains_room(level.goal), "{recipe}");
+        assert_eq!(level.walkthrough.goal, level.goal, "{recipe}");
+        // Only the graph-only recipe has no tiles.
+        assert_eq!(level.tiles.tiles.width() == 0, recipe == "flow", "{recipe}");
     }
 }
 

@@ -12,7 +12,7 @@ use levelplan::export::tiled::level_to_tmj;
 use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
 use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
-use levelplan::graph::solve::{Walkthrough, solve};
+use levelplan::graph::solve::solve;
 use levelplan::graph::{
     cycle_rank, dead_ends, distances_from, enclosures, is_planar, to_dot_with_composites,
 };
@@ -320,13 +320,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             write_output(dot.as_deref(), || {
                 to_dot_with_composites(&level, &title, &composites)
             })?;
-            let document = LevelDocument {
-                flow: &template.name,
-                seed,
-                graph: &level,
-                composites: &composites,
-                walkthrough: &walkthrough,
-            };
+            let document = levelplan::Level::graph_only(&template.name, seed, level, walkthrough);
             write_document(json.as_deref(), ron.as_deref(), &document)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -542,15 +536,9 @@ fn gungeon_level(
     })?;
     write_output(svg, || level_to_svg(&level, 12))?;
     write_output(tmj, || level_to_tmj(&level))?;
-    let document = GungeonDocument {
-        flow: &name,
-        seed,
-        graph: &level.graph,
-        composites: &composites,
-        walkthrough,
-        layout: &level.layout,
-    };
-    write_document(json, ron_path, &document)?;
+    if json.is_some() || ron_path.is_some() {
+        write_document(json, ron_path, &level.clone().into_level(&name))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -632,22 +620,16 @@ fn isaac(
         floor.secret_tries, floor.secret_needed
     );
     let composites = decompose(&floor.graph);
-    let walkthrough =
-        solve(&floor.graph).map_err(|e| format!("the floor is not completable: {e}"))?;
     let title = format!("isaac level {level} (seed {seed})");
     write_output(dot, || {
         to_dot_with_composites(&floor.graph, &title, &composites)
     })?;
     write_output(svg, || floor_svg(&floor))?;
     write_output(tmj, || levelplan::export::tiled::floor_to_tmj(&floor))?;
-    let document = FloorDocument {
-        recipe: "isaac",
-        level,
-        seed,
-        floor: &floor,
-        composites: &composites,
-        walkthrough: &walkthrough,
-    };
+    // The floor's level (with the solver's proof) is what --json and --ron write.
+    let document = floor
+        .into_level()
+        .map_err(|e| format!("the floor is not completable: {e}"))?;
     write_document(json, ron_path, &document)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -659,12 +641,28 @@ fn diablo_stage(
     seed: u64,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
+    use levelplan::recipes::diablo::DiabloStage;
     use levelplan::recipes::diablo::{catacombs, cathedral, caves, hell};
-    let stage = match recipe {
-        "catacombs" => catacombs::generate(level, seed).map_err(|e| e.to_string())?,
-        "hell" => hell::generate(level, seed).map_err(|e| e.to_string())?,
-        "caves" => caves::generate(level, seed).map_err(|e| e.to_string())?.0,
-        _ => cathedral::generate(level, seed).map_err(|e| e.to_string())?,
+    let (stage, rivers, kind) = match recipe {
+        "catacombs" => (
+            catacombs::generate(level, seed).map_err(|e| e.to_string())?,
+            Vec::new(),
+            DiabloStage::Catacombs,
+        ),
+        "hell" => (
+            hell::generate(level, seed).map_err(|e| e.to_string())?,
+            Vec::new(),
+            DiabloStage::Hell,
+        ),
+        "caves" => {
+            let (stage, rivers) = caves::generate(level, seed).map_err(|e| e.to_string())?;
+            (stage, rivers, DiabloStage::Caves)
+        }
+        _ => (
+            cathedral::generate(level, seed).map_err(|e| e.to_string())?,
+            Vec::new(),
+            DiabloStage::Cathedral,
+        ),
     };
     println!(
         "{recipe}, level {level}, seed {seed}: {} rooms, {} doors and arches between them, {} attempts",
@@ -688,12 +686,17 @@ fn diablo_stage(
     write_output(dot, || {
         to_dot_with_composites(&stage.graph, &title, &composites)
     })?;
-    write_document(json, ron_path, &stage)?;
     write_output(svg, || tilemap_to_svg(&stage.tiles, 12, |_| None, &[]))?;
     let no_objects: [levelplan::export::tiled::TiledObject; 0] = [];
     write_output(tmj, || {
         levelplan::export::tiled::to_tmj(&stage.tiles, &no_objects)
     })?;
+    if json.is_some() || ron_path.is_some() {
+        let document = stage
+            .into_level(kind, &rivers)
+            .map_err(|e| format!("the level is not completable: {e}"))?;
+        write_document(json, ron_path, &document)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -746,38 +749,6 @@ fn floor_svg(floor: &isaac::Floor) -> String {
         },
         &labels,
     )
-}
-
-/// What `generate --recipe isaac --json` writes.
-#[derive(serde::Serialize)]
-struct FloorDocument<'a> {
-    recipe: &'a str,
-    level: u32,
-    seed: u64,
-    floor: &'a isaac::Floor,
-    composites: &'a Decomposition,
-    walkthrough: &'a Walkthrough,
-}
-
-/// What `generate --json` and `--ron` write for a laid-out level.
-#[derive(serde::Serialize)]
-struct GungeonDocument<'a> {
-    flow: &'a str,
-    seed: u64,
-    graph: &'a LevelGraph,
-    composites: &'a Decomposition,
-    walkthrough: &'a Walkthrough,
-    layout: &'a levelplan::layout::Layout,
-}
-
-/// What `generate --recipe flow --json` and `--ron` write.
-#[derive(serde::Serialize)]
-struct LevelDocument<'a> {
-    flow: &'a str,
-    seed: u64,
-    graph: &'a LevelGraph,
-    composites: &'a Decomposition,
-    walkthrough: &'a Walkthrough,
 }
 
 fn summary(

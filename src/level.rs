@@ -58,6 +58,10 @@ pub struct Level {
     pub region_rooms: Vec<Option<RoomId>>,
     /// Where the rooms were placed, for recipes that lay rooms out.
     pub layout: Option<Layout>,
+    /// The layout cell shown at tile (0, 0): layout cell `(x, y)` is tile
+    /// `(x - tile_origin.0, tile_origin.1 - y)` (layout rows grow upwards, tile rows down).
+    #[serde(default)]
+    pub tile_origin: (i32, i32),
     /// The tiles of the ways in and out, for recipes that place them (stairs).
     pub stairs: Option<Stairs>,
     /// What only one recipe has.
@@ -151,6 +155,7 @@ impl Level {
             tiles: TileMap::new(0, 0),
             region_rooms: Vec::new(),
             layout: None,
+            tile_origin: (0, 0),
             stairs: None,
             detail: LevelDetail::Flow {
                 flow: flow.to_string(),
@@ -162,6 +167,14 @@ impl Level {
     pub fn room_at(&self, x: usize, y: usize) -> Option<RoomId> {
         let region = *self.tiles.regions.get(x as i64, y as i64)?;
         self.region_rooms.get(region? as usize).copied().flatten()
+    }
+
+    /// The graph link each link of the layout realises (Gungeon-style levels), else empty.
+    pub fn layout_links(&self) -> &[LinkId] {
+        match &self.detail {
+            LevelDetail::Gungeon { links, .. } => links,
+            _ => &[],
+        }
     }
 
     /// The level as pretty JSON (what `levelplan generate --json` writes).

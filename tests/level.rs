@@ -177,3 +177,65 @@ fn a_recipe_that_fails_says_which_and_why() {
         "the recipe's own error is kept"
     );
 }
+
+#[test]
+fn one_writer_draws_every_recipe() {
+    for recipe in recipes() {
+        let level = recipe.generate(2).unwrap();
+        let svg = levelplan::export::svg::level_to_svg(&level, 6);
+        assert!(
+            svg.starts_with("<svg") && svg.ends_with("</svg>\n"),
+            "{}",
+            recipe.name()
+        );
+        // Every room with floor is labelled with its id.
+        assert!(
+            svg.contains(&format!(">{} ", level.start))
+                || svg.contains(&format!(">{}<", level.start)),
+            "{}",
+            recipe.name()
+        );
+        let map: serde_json::Value =
+            serde_json::from_str(&levelplan::export::tiled::level_to_tmj(&level)).unwrap();
+        assert_eq!(map["width"], level.tiles.tiles.width());
+        let objects = map["layers"][1]["objects"].as_array().unwrap();
+        // One rectangle per room with floor, named by its id.
+        let rooms = objects
+            .iter()
+            .filter(|o| o["width"].as_f64() > Some(0.0))
+            .count();
+        assert!(
+            rooms
+                >= level.graph.room_count() - level.graph.rooms_of_kind(&RoomKind::Secret).count(),
+            "{}: {rooms} rooms",
+            recipe.name()
+        );
+        let has_doors = level.layout.is_some() || level.tiles.tiles.values().contains(&Tile::Door);
+        assert_eq!(
+            objects.iter().any(|o| o["type"] == "door"),
+            has_doors,
+            "{}",
+            recipe.name()
+        );
+    }
+}
+
+#[test]
+fn writers_know_levels_not_recipes() {
+    // The export layer reads `Level`; no writer reaches into a recipe's own types.
+    for file in [
+        "src/export/svg.rs",
+        "src/export/tiled.rs",
+        "src/export/mod.rs",
+    ] {
+        let text =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file))
+                .unwrap();
+        let code: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(!code.contains("recipes::"), "{file} uses a recipe");
+    }
+}

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use levelplan::export::svg::level_to_svg;
-use levelplan::export::svg::{Label, tilemap_to_svg};
 use levelplan::export::tiled::level_to_tmj;
 use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
 use levelplan::graph::flow::DEFAULT_FLOW;
@@ -534,11 +533,10 @@ fn gungeon_level(
     write_output(dot, || {
         to_dot_with_composites(&level.graph, &title, &composites)
     })?;
+    let level = level.into_level(&name);
     write_output(svg, || level_to_svg(&level, 12))?;
     write_output(tmj, || level_to_tmj(&level))?;
-    if json.is_some() || ron_path.is_some() {
-        write_document(json, ron_path, &level.clone().into_level(&name))?;
-    }
+    write_document(json, ron_path, &level)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -624,13 +622,13 @@ fn isaac(
     write_output(dot, || {
         to_dot_with_composites(&floor.graph, &title, &composites)
     })?;
-    write_output(svg, || floor_svg(&floor))?;
-    write_output(tmj, || levelplan::export::tiled::floor_to_tmj(&floor))?;
-    // The floor's level (with the solver's proof) is what --json and --ron write.
-    let document = floor
+    // The floor's level, with the solver's proof: what every output is made from.
+    let level = floor
         .into_level()
         .map_err(|e| format!("the floor is not completable: {e}"))?;
-    write_document(json, ron_path, &document)?;
+    write_output(svg, || level_to_svg(&level, 6))?;
+    write_output(tmj, || level_to_tmj(&level))?;
+    write_document(json, ron_path, &level)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -686,69 +684,13 @@ fn diablo_stage(
     write_output(dot, || {
         to_dot_with_composites(&stage.graph, &title, &composites)
     })?;
-    write_output(svg, || tilemap_to_svg(&stage.tiles, 12, |_| None, &[]))?;
-    let no_objects: [levelplan::export::tiled::TiledObject; 0] = [];
-    write_output(tmj, || {
-        levelplan::export::tiled::to_tmj(&stage.tiles, &no_objects)
-    })?;
-    if json.is_some() || ron_path.is_some() {
-        let document = stage
-            .into_level(kind, &rivers)
-            .map_err(|e| format!("the level is not completable: {e}"))?;
-        write_document(json, ron_path, &document)?;
-    }
+    let level = stage
+        .into_level(kind, &rivers)
+        .map_err(|e| format!("the level is not completable: {e}"))?;
+    write_output(svg, || level_to_svg(&level, 12))?;
+    write_output(tmj, || level_to_tmj(&level))?;
+    write_document(json, ron_path, &level)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The floor's tile map as SVG, rooms coloured by kind and labelled.
-fn floor_svg(floor: &isaac::Floor) -> String {
-    let map = floor.tile_map();
-    let colour = |kind: &RoomKind| match kind {
-        RoomKind::Entrance => "#8fd18f",
-        RoomKind::Boss => "#e07a6f",
-        RoomKind::Reward => "#f2d35c",
-        RoomKind::Shop => "#c9a0dc",
-        RoomKind::Secret => "#9aa3ad",
-        RoomKind::Normal => "#e8e1d3",
-        _ => "#8fbcd1",
-    };
-    let labels: Vec<Label> = floor
-        .rooms
-        .iter()
-        .map(|r| {
-            let n = r.cells.len() as f64;
-            let (tw, th) = (isaac::ROOM_TILES.0 as f64, isaac::ROOM_TILES.1 as f64);
-            let cx = r
-                .cells
-                .iter()
-                .map(|c| (c.0 - 1) as f64 * tw + tw / 2.0)
-                .sum::<f64>()
-                / n;
-            let cy = r
-                .cells
-                .iter()
-                .map(|c| c.1 as f64 * th + th / 2.0)
-                .sum::<f64>()
-                / n;
-            let text = match &r.kind {
-                RoomKind::Normal => r.id.to_string(),
-                kind => format!("{kind} {}", r.id),
-            };
-            Label { x: cx, y: cy, text }
-        })
-        .collect();
-    tilemap_to_svg(
-        &map,
-        6,
-        |region| {
-            floor
-                .rooms
-                .iter()
-                .find(|r| r.id.0 == region)
-                .map(|r| colour(&r.kind).to_string())
-        },
-        &labels,
-    )
 }
 
 fn summary(

@@ -150,31 +150,45 @@ pub fn kind_colour(kind: &crate::graph::RoomKind) -> &'static str {
     }
 }
 
-/// A picture of a Gungeon-style level: rooms filled by kind and labelled with their id and
-/// kind, walls, doors, corridors; locked doors ringed in red with the lock's key, keys and
-/// switches marked where they lie, the entrance and exit named.
+/// A picture of a level of any recipe: rooms filled by kind and labelled with their id and
+/// kind, walls, doors, corridors; locked doors ringed in red with the lock's key (where the
+/// level has a layout that places them), keys and switches marked in the rooms they lie in.
 ///
 /// # Complexity
 /// `O(W · H + rooms + links)`.
-pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> String {
+///
+/// # Examples
+/// ```
+/// use levelplan::Recipe;
+/// use levelplan::export::svg::level_to_svg;
+/// use levelplan::recipes::isaac::IsaacRecipe;
+/// let level = IsaacRecipe::new(2, Default::default()).generate(3)?;
+/// let svg = level_to_svg(&level, 4);
+/// assert!(svg.starts_with("<svg") && svg.contains("boss"));
+/// # Ok::<(), levelplan::RecipeError>(())
+/// ```
+pub fn level_to_svg(level: &crate::Level, scale: u32) -> String {
     use crate::graph::{Item, Opener};
-    let map = &level.tiles.map;
-    let kinds: Vec<crate::graph::RoomKind> = level
-        .rooms
-        .iter()
-        .map(|&r| {
-            level
-                .graph
-                .room(r)
-                .map(|x| x.kind.clone())
-                .unwrap_or(crate::graph::RoomKind::Normal)
+    let map = &level.tiles;
+    let room_of = |region: usize| level.region_rooms.get(region).copied().flatten();
+    let kinds: Vec<Option<crate::graph::RoomKind>> = (0..level.region_rooms.len())
+        .map(|r| {
+            room_of(r).map(|id| {
+                level
+                    .graph
+                    .room(id)
+                    .map(|x| x.kind.clone())
+                    .unwrap_or(crate::graph::RoomKind::Normal)
+            })
         })
         .collect();
-    // Each room's label and the keys and switches listed under it.
-    let texts: Vec<(String, Vec<String>)> = level
-        .rooms
-        .iter()
-        .map(|&id| {
+    // Each region's label and the keys and switches listed under it (none for a region that
+    // is no room).
+    let texts: Vec<(String, Vec<String>)> = (0..level.region_rooms.len())
+        .map(|r| {
+            let Some(id) = room_of(r) else {
+                return (String::new(), Vec::new());
+            };
             let mut text = id.to_string();
             let mut items = Vec::new();
             if let Some(room) = level.graph.room(id) {
@@ -216,12 +230,13 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
         }
     };
     let anchors = place_labels(
-        &label_candidates(map, level.rooms.len()),
+        &label_candidates(map, level.region_rooms.len()),
         &texts.iter().map(extent).collect::<Vec<_>>(),
     );
     let labels: Vec<Label> = anchors
         .iter()
         .zip(&texts)
+        .filter(|(_, (text, _))| !text.is_empty())
         .filter_map(|(a, (text, _))| {
             a.map(|(x, y)| Label {
                 x,
@@ -233,7 +248,12 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
     let svg = tilemap_to_svg(
         map,
         scale,
-        |r| kinds.get(r as usize).map(|k| kind_colour(k).to_string()),
+        |r| {
+            kinds
+                .get(r as usize)
+                .and_then(|k| k.as_ref())
+                .map(|k| kind_colour(k).to_string())
+        },
         &[],
     );
     let width = map.tiles.width() as f64 * s;
@@ -257,9 +277,14 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
             escape(&l.text)
         );
     }
-    // Locks: a red ring on each locked door, with its key's name.
-    for (l, placed) in level.layout.links.iter().enumerate() {
-        let Some(link) = level.graph.link(level.links[l]) else {
+    // Locks: a red ring on each locked door the layout places, with its key's name.
+    let placed_links = level.layout.as_ref().map_or(&[][..], |l| &l.links[..]);
+    for (l, placed) in placed_links.iter().enumerate() {
+        let Some(link) = level
+            .layout_links()
+            .get(l)
+            .and_then(|&id| level.graph.link(id))
+        else {
             continue;
         };
         let Some(lock) = link.lock else { continue };
@@ -270,8 +295,9 @@ pub fn level_to_svg(level: &crate::recipes::gungeon::Level, scale: u32) -> Strin
             Opener::SmallKey => "small key".to_string(),
         };
         let d = placed.door_from;
-        let cx = (f64::from(d.a.x + d.b.x) / 2.0 - f64::from(level.tiles.origin.x)) * s;
-        let cy = (f64::from(level.tiles.origin.y + 1) - f64::from(d.a.y + d.b.y) / 2.0) * s;
+        let (ox, oy) = level.tile_origin;
+        let cx = (f64::from(d.a.x + d.b.x) / 2.0 - f64::from(ox)) * s;
+        let cy = (f64::from(oy + 1) - f64::from(d.a.y + d.b.y) / 2.0) * s;
         let _ = writeln!(
             extra,
             "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{:.1}\" fill=\"none\" stroke=\"#ff2020\" stroke-width=\"{:.1}\"/>\

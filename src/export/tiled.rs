@@ -6,7 +6,6 @@
 
 use serde_json::{Value, json};
 
-use crate::recipes::isaac::{Floor, ROOM_TILES};
 use crate::tiles::{Tile, TileMap};
 
 /// Pixels per tile in the files written.
@@ -112,26 +111,138 @@ pub fn to_tmj(map: &TileMap, objects: &[TiledObject]) -> String {
     serde_json::to_string_pretty(&doc).expect("a map always serialises")
 }
 
-/// An Isaac floor as a `.tmj`: its tile map, a rectangle per room cell (class: the room's kind,
-/// name: its id) and a point per door tile pair.
-pub fn floor_to_tmj(floor: &Floor) -> String {
-    let map = floor.tile_map();
-    let (rw, rh) = (ROOM_TILES.0 as f64, ROOM_TILES.1 as f64);
+/// A level of any recipe as a Tiled map: the tile layer, one rectangle per room (class: the
+/// room kind, name: the room id) and one point per door (class `door`, `locked door` or `secret
+/// door`). Rooms of a layout are their outline's box and doors the layout's; rooms of other
+/// recipes are the box of their region's tiles, and doors their door tiles.
+///
+/// # Complexity
+/// `O(W · H + rooms + links)`.
+///
+/// # Examples
+/// ```
+/// use levelplan::Recipe;
+/// use levelplan::export::tiled::level_to_tmj;
+/// use levelplan::recipes::diablo::{DiabloRecipe, DiabloStage};
+/// let level = DiabloRecipe::new(DiabloStage::Hell, 13).generate(1)?;
+/// let map: serde_json::Value = serde_json::from_str(&level_to_tmj(&level)).unwrap();
+/// assert_eq!(map["type"], "map");
+/// # Ok::<(), levelplan::RecipeError>(())
+/// ```
+pub fn level_to_tmj(level: &crate::Level) -> String {
+    let objects = match &level.layout {
+        Some(layout) => layout_objects(level, layout),
+        None => tile_objects(level),
+    };
+    to_tmj(&level.tiles, &objects)
+}
+
+/// The rooms and doors of a laid-out level.
+fn layout_objects(level: &crate::Level, layout: &crate::layout::Layout) -> Vec<TiledObject> {
+    use crate::layout::Point;
+    let (ox, oy) = level.tile_origin;
     let mut objects: Vec<TiledObject> = Vec::new();
-    for r in &floor.rooms {
-        for &(x, y) in &r.cells {
+    let rooms = match &level.detail {
+        crate::LevelDetail::Gungeon { rooms, .. } => &rooms[..],
+        _ => &[],
+    };
+    for (i, room) in layout.rooms.iter().enumerate() {
+        let Some(&id) = rooms.get(i) else { continue };
+        let kind = level
+            .graph
+            .room(id)
+            .map(|r| r.kind.name().to_string())
+            .unwrap_or_default();
+        let (lo, hi) = room.outline.iter().fold(
+            (
+                Point::new(i32::MAX, i32::MAX),
+                Point::new(i32::MIN, i32::MIN),
+            ),
+            |(lo, hi), p| {
+                (
+                    Point::new(lo.x.min(p.x), lo.y.min(p.y)),
+                    Point::new(hi.x.max(p.x), hi.y.max(p.y)),
+                )
+            },
+        );
+        // The top-left tile of the box: level cell (lo.x, hi.y - 1).
+        objects.push(TiledObject {
+            name: id.to_string(),
+            class: kind,
+            x: f64::from(lo.x - ox),
+            y: f64::from(oy - (hi.y - 1)),
+            width: f64::from(hi.x - lo.x),
+            height: f64::from(hi.y - lo.y),
+        });
+    }
+    for (l, placed) in layout.links.iter().enumerate() {
+        let Some(&id) = level.layout_links().get(l) else {
+            continue;
+        };
+        let Some((a, b)) = level.graph.endpoints(id) else {
+            continue;
+        };
+        let link = level.graph.link(id);
+        let class = match link {
+            Some(k) if k.kind == crate::graph::LinkKind::Secret => "secret door",
+            Some(k) if k.lock.is_some() => "locked door",
+            _ => "door",
+        };
+        for door in [placed.door_from, placed.door_to] {
+            // The middle of the segment, in tile units (rows grow downwards).
+            let cx = f64::from(door.a.x + door.b.x) / 2.0 - f64::from(ox);
+            let cy = f64::from(oy + 1) - f64::from(door.a.y + door.b.y) / 2.0;
             objects.push(TiledObject {
-                name: r.id.to_string(),
-                class: r.kind.name().to_string(),
-                x: f64::from(x - 1) * rw,
-                y: f64::from(y) * rh,
-                width: rw,
-                height: rh,
+                name: format!("{a}-{b}"),
+                class: class.into(),
+                x: cx,
+                y: cy,
+                width: 0.0,
+                height: 0.0,
+            });
+            if placed.corridor.is_empty() {
+                break;
+            }
+        }
+    }
+    objects
+}
+
+/// The rooms (their region's box) and doors (door tiles) of a level without a layout.
+fn tile_objects(level: &crate::Level) -> Vec<TiledObject> {
+    let map = &level.tiles;
+    let mut boxes: Vec<Option<(usize, usize, usize, usize)>> = vec![None; level.region_rooms.len()];
+    for ((x, y), region) in map.regions.iter() {
+        let Some(r) = region.map(|r| r as usize) else {
+            continue;
+        };
+        if let Some(b) = boxes.get_mut(r) {
+            *b = Some(match *b {
+                None => (x, y, x, y),
+                Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
             });
         }
     }
+    let mut objects: Vec<TiledObject> = Vec::new();
+    for (r, bounds) in boxes.iter().enumerate() {
+        let (Some(id), Some((x0, y0, x1, y1))) = (level.region_rooms[r], bounds) else {
+            continue;
+        };
+        objects.push(TiledObject {
+            name: id.to_string(),
+            class: level
+                .graph
+                .room(id)
+                .map(|room| room.kind.name().to_string())
+                .unwrap_or_default(),
+            x: *x0 as f64,
+            y: *y0 as f64,
+            width: (x1 - x0 + 1) as f64,
+            height: (y1 - y0 + 1) as f64,
+        });
+    }
     for ((x, y), t) in map.tiles.iter() {
-        // One point per door: at its first tile (the left or upper of the pair).
+        // One point per door: at its first tile (the left or upper of a run).
         let first = match t {
             Tile::Door | Tile::SecretDoor => {
                 let left = x > 0 && map.tiles.get(x as i64 - 1, y as i64) == Some(t);
@@ -156,77 +267,5 @@ pub fn floor_to_tmj(floor: &Floor) -> String {
             });
         }
     }
-    to_tmj(&map, &objects)
-}
-
-/// A Gungeon-style level as a Tiled map: the tile layer, one rectangle per room (class: the
-/// room kind, name: the room id; its box) and one point per door (class `door`, `locked door`
-/// or `secret door`, name: the two rooms).
-///
-/// # Complexity
-/// `O(W · H + rooms + links)`.
-pub fn level_to_tmj(level: &crate::recipes::gungeon::Level) -> String {
-    let map = &level.tiles.map;
-    let mut objects: Vec<TiledObject> = Vec::new();
-    for (i, room) in level.layout.rooms.iter().enumerate() {
-        let id = level.rooms[i];
-        let kind = level
-            .graph
-            .room(id)
-            .map(|r| r.kind.name().to_string())
-            .unwrap_or_default();
-        let (lo, hi) = room.outline.iter().fold(
-            (
-                crate::layout::Point::new(i32::MAX, i32::MAX),
-                crate::layout::Point::new(i32::MIN, i32::MIN),
-            ),
-            |(lo, hi), p| {
-                (
-                    crate::layout::Point::new(lo.x.min(p.x), lo.y.min(p.y)),
-                    crate::layout::Point::new(hi.x.max(p.x), hi.y.max(p.y)),
-                )
-            },
-        );
-        // The top-left tile of the box: level cell (lo.x, hi.y - 1).
-        let (x, y) = level
-            .tiles
-            .tile_of(crate::layout::Point::new(lo.x, hi.y - 1));
-        objects.push(TiledObject {
-            name: id.to_string(),
-            class: kind,
-            x: x as f64,
-            y: y as f64,
-            width: f64::from(hi.x - lo.x),
-            height: f64::from(hi.y - lo.y),
-        });
-    }
-    for (l, placed) in level.layout.links.iter().enumerate() {
-        let id = level.links[l];
-        let Some((a, b)) = level.graph.endpoints(id) else {
-            continue;
-        };
-        let link = level.graph.link(id);
-        let class = match link {
-            Some(k) if k.kind == crate::graph::LinkKind::Secret => "secret door",
-            Some(k) if k.lock.is_some() => "locked door",
-            _ => "door",
-        };
-        for door in [placed.door_from, placed.door_to] {
-            // The middle of the segment, in tile units (rows grow downwards).
-            let cx = f64::from(door.a.x + door.b.x) / 2.0 - f64::from(level.tiles.origin.x);
-            let cy = f64::from(level.tiles.origin.y + 1) - f64::from(door.a.y + door.b.y) / 2.0;
-            objects.push(TiledObject {
-                name: format!("{a}-{b}"),
-                class: class.into(),
-                x: cx,
-                y: cy,
-                width: 0.0,
-                height: 0.0,
-            });
-            if placed.corridor.is_empty() {
-                break;
-            }
-        }
-    }
-    to_tmj(map, &objects)
+    objects
 }

@@ -362,6 +362,7 @@ impl Level {
             region_rooms: self.rooms.iter().copied().map(Some).collect(),
             tiles: self.tiles.map,
             layout: Some(self.layout),
+            tile_origin: (self.tiles.origin.x, self.tiles.origin.y),
             stairs: None,
             detail: crate::LevelDetail::Gungeon {
                 flow: flow.to_string(),

@@ -1316,6 +1316,7 @@ impl Floor {
             tiles,
             region_rooms,
             layout: None,
+            tile_origin: (0, 0),
             stairs: None,
             detail: crate::LevelDetail::Isaac {
                 level: self.level,

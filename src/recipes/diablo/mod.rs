@@ -480,6 +480,7 @@ impl Stage {
             tiles: self.tiles,
             region_rooms,
             layout: None,
+            tile_origin: (0, 0),
             stairs: Some(crate::Stairs {
                 up: self.stairs_up,
                 down: self.stairs_down,

@@ -51,12 +51,8 @@ enum Command {
         /// The generator: `gungeon` (a flow laid out with room templates), `flow` (the flow's
         /// graph only), `isaac` (grid floor plans) or `cathedral`, `catacombs`, `caves` or `hell`
         /// (Diablo's stages).
-        #[arg(
-            long,
-            default_value = "gungeon",
-            value_parser = ["gungeon", "flow", "isaac", "cathedral", "catacombs", "caves", "hell"]
-        )]
-        recipe: String,
+        #[arg(long, value_enum, default_value_t = RecipeName::Gungeon)]
+        recipe: RecipeName,
         /// Gungeon: a room template library (.ron or .json) instead of the built-in one.
         #[arg(long, value_name = "FILE")]
         templates: Option<PathBuf>,
@@ -182,6 +178,52 @@ enum Command {
     },
 }
 
+/// The recipes `generate` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RecipeName {
+    /// A flow laid out with room templates (the default).
+    Gungeon,
+    /// A flow's graph only.
+    Flow,
+    /// Grid floor plans in the style of The Binding of Isaac.
+    Isaac,
+    /// Diablo's first stage.
+    Cathedral,
+    /// Diablo's second stage.
+    Catacombs,
+    /// Diablo's third stage.
+    Caves,
+    /// Diablo's fourth stage.
+    Hell,
+}
+
+impl RecipeName {
+    /// The name as written on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            RecipeName::Gungeon => "gungeon",
+            RecipeName::Flow => "flow",
+            RecipeName::Isaac => "isaac",
+            RecipeName::Cathedral => "cathedral",
+            RecipeName::Catacombs => "catacombs",
+            RecipeName::Caves => "caves",
+            RecipeName::Hell => "hell",
+        }
+    }
+
+    /// The Diablo stage, for the four Diablo recipes.
+    fn diablo(self) -> Option<levelplan::recipes::diablo::DiabloStage> {
+        use levelplan::recipes::diablo::DiabloStage;
+        match self {
+            RecipeName::Cathedral => Some(DiabloStage::Cathedral),
+            RecipeName::Catacombs => Some(DiabloStage::Catacombs),
+            RecipeName::Caves => Some(DiabloStage::Caves),
+            RecipeName::Hell => Some(DiabloStage::Hell),
+            _ => None,
+        }
+    }
+}
+
 /// A room id on the command line: `r7` or `7`.
 fn parse_room(text: &str) -> Result<levelplan::RoomId, String> {
     text.trim_start_matches('r')
@@ -222,13 +264,14 @@ fn run(command: Command) -> Result<ExitCode, String> {
             svg,
             tmj,
         } => {
-            let flow_recipe = recipe == "flow" || recipe == "gungeon";
+            let flow_recipe = matches!(recipe, RecipeName::Flow | RecipeName::Gungeon);
             if !flow_recipe && (locks > 0 || flow != DEFAULT_FLOW) {
                 return Err(format!(
-                    "--flow and --locks work on flows; --recipe {recipe} makes its own level"
+                    "--flow and --locks work on flows; --recipe {} makes its own level",
+                    recipe.name()
                 ));
             }
-            if recipe != "gungeon" && templates.is_some() {
+            if recipe != RecipeName::Gungeon && templates.is_some() {
                 return Err("--templates works with --recipe gungeon".into());
             }
             let outputs = [
@@ -238,13 +281,10 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 svg.as_deref(),
                 tmj.as_deref(),
             ];
-            if matches!(
-                recipe.as_str(),
-                "cathedral" | "catacombs" | "caves" | "hell"
-            ) {
-                return diablo_stage(&recipe, floor_level, seed, outputs);
+            if let Some(stage) = recipe.diablo() {
+                return diablo_stage(stage, floor_level, seed, outputs);
             }
-            if recipe == "isaac" {
+            if recipe == RecipeName::Isaac {
                 let params = IsaacParams {
                     large_rooms,
                     labyrinth,
@@ -264,7 +304,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 one_way_shortcuts: shortcuts,
                 ..LockPlan::default()
             };
-            if recipe == "gungeon" {
+            if recipe == RecipeName::Gungeon {
                 let mut params = GungeonParams {
                     conditions,
                     locks: (locks > 0).then_some(lock_plan),
@@ -634,32 +674,27 @@ fn isaac(
 
 /// `generate --recipe cathedral|catacombs|caves|hell`: the level as text, a summary, and the outputs asked for.
 fn diablo_stage(
-    recipe: &str,
+    kind: levelplan::recipes::diablo::DiabloStage,
     level: u32,
     seed: u64,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
     use levelplan::recipes::diablo::DiabloStage;
     use levelplan::recipes::diablo::{catacombs, cathedral, caves, hell};
-    let (stage, rivers, kind) = match recipe {
-        "catacombs" => (
+    let recipe = kind.name();
+    let (stage, rivers) = match kind {
+        DiabloStage::Catacombs => (
             catacombs::generate(level, seed).map_err(|e| e.to_string())?,
             Vec::new(),
-            DiabloStage::Catacombs,
         ),
-        "hell" => (
+        DiabloStage::Hell => (
             hell::generate(level, seed).map_err(|e| e.to_string())?,
             Vec::new(),
-            DiabloStage::Hell,
         ),
-        "caves" => {
-            let (stage, rivers) = caves::generate(level, seed).map_err(|e| e.to_string())?;
-            (stage, rivers, DiabloStage::Caves)
-        }
-        _ => (
+        DiabloStage::Caves => caves::generate(level, seed).map_err(|e| e.to_string())?,
+        DiabloStage::Cathedral => (
             cathedral::generate(level, seed).map_err(|e| e.to_string())?,
             Vec::new(),
-            DiabloStage::Cathedral,
         ),
     };
     println!(

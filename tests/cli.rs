@@ -307,7 +307,8 @@ fn generate_isaac_draws_its_tile_map_as_svg() {
     assert!(o.status.success(), "{}", stderr(&o));
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(
-        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"810\" height=\"432\""),
+        // 135 x 72 tiles at 6 pixels, with a margin of two tiles all round.
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"834\" height=\"456\""),
         "{}",
         &svg[..100]
     );

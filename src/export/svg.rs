@@ -67,7 +67,8 @@ pub fn tilemap_to_svg(
             Tile::Door => "#e8a33d",
             Tile::SecretDoor => "#9b59b6",
             Tile::Arch => "#c8b79a",
-            Tile::Fence | Tile::Grate | Tile::Window => "#8a8f99",
+            Tile::Fence | Tile::Grate => "#8a8f99",
+            Tile::Window => "#9fd3f0",
             Tile::Pillar => "#3d4048",
             Tile::Lava => "#d8431f",
             Tile::Bridge => "#8b5a2b",
@@ -151,8 +152,10 @@ pub fn kind_colour(kind: &crate::graph::RoomKind) -> &'static str {
 }
 
 /// A picture of a level of any recipe: rooms filled by kind and labelled with their id and
-/// kind, walls, doors, corridors; locked doors ringed in red with the lock's key (where the
-/// level has a layout that places them), keys and switches marked in the rooms they lie in.
+/// kind, walls, doors (secret doors purple, windows light blue), corridors; locked doors ringed
+/// in red with the lock's key and one-way doors crossed by a blue arrow into the room they lead
+/// to (where the level has a layout that places them), keys and switches marked in the rooms
+/// they lie in; a margin of two tiles round it all.
 ///
 /// # Complexity
 /// `O(W · H + rooms + links)`.
@@ -330,10 +333,92 @@ pub fn level_to_svg(level: &crate::Level, scale: u32) -> String {
             );
         }
     }
-    match svg.rfind("</svg>") {
-        Some(end) => format!("{}{}{}", &svg[..end], extra, &svg[end..]),
-        None => svg,
+    // One-way doors: an arrow through the door, pointing into the room it leads to.
+    let centroids = region_centroids(map, level.region_rooms.len());
+    for (l, placed) in placed_links.iter().enumerate() {
+        let Some(&id) = level.layout_links().get(l) else {
+            continue;
+        };
+        let (Some(link), Some((_, to))) = (level.graph.link(id), level.graph.endpoints(id)) else {
+            continue;
+        };
+        if link.kind != crate::graph::LinkKind::OneWay {
+            continue;
+        }
+        let Some(target) = level
+            .region_rooms
+            .iter()
+            .position(|&r| r == Some(to))
+            .and_then(|r| centroids[r])
+        else {
+            continue;
+        };
+        let d = placed.door_to;
+        let (ox, oy) = level.tile_origin;
+        let cx = f64::from(d.a.x + d.b.x) / 2.0 - f64::from(ox);
+        let cy = f64::from(oy + 1) - f64::from(d.a.y + d.b.y) / 2.0;
+        // The door runs along one axis; the arrow crosses it towards the far room.
+        let (dx, dy) = if d.a.x == d.b.x {
+            ((target.0 - cx).signum(), 0.0)
+        } else {
+            (0.0, (target.1 - cy).signum())
+        };
+        let (len, half) = (1.3, 0.7);
+        let tip = (cx + dx * len, cy + dy * len);
+        let back = (cx - dx * len, cy - dy * len);
+        let (px, py) = (-dy * half, dx * half);
+        let _ = writeln!(
+            extra,
+            "<path d=\"M{:.1} {:.1} L{:.1} {:.1} L{:.1} {:.1} Z\" fill=\"#2f6fd6\" stroke=\"#f2efe8\" stroke-width=\"{:.1}\"/>",
+            tip.0 * s,
+            tip.1 * s,
+            (back.0 + px) * s,
+            (back.1 + py) * s,
+            (back.0 - px) * s,
+            (back.1 - py) * s,
+            0.15 * s
+        );
     }
+    with_margin(&svg, &extra, 2.0 * s)
+}
+
+/// The mean tile of each region's floor, in tiles (the middle of the tile).
+fn region_centroids(map: &TileMap, regions: usize) -> Vec<Option<(f64, f64)>> {
+    let mut sums = vec![(0.0, 0.0, 0usize); regions];
+    for ((x, y), region) in map.regions.iter() {
+        if let Some(sum) = region.and_then(|r| sums.get_mut(r as usize)) {
+            sum.0 += x as f64 + 0.5;
+            sum.1 += y as f64 + 0.5;
+            sum.2 += 1;
+        }
+    }
+    sums.into_iter()
+        .map(|(x, y, n)| (n > 0).then(|| (x / n as f64, y / n as f64)))
+        .collect()
+}
+
+/// `svg` (as [`tilemap_to_svg`] draws it) with `extra` drawn over it, and a margin of `margin`
+/// pixels round the picture, so nothing touches its edge.
+fn with_margin(svg: &str, extra: &str, margin: f64) -> String {
+    // The header and the background are the first two lines; the rest is the picture.
+    let mut lines = svg.splitn(3, '\n');
+    let (Some(_), Some(_), Some(rest)) = (lines.next(), lines.next(), lines.next()) else {
+        return svg.to_string();
+    };
+    let body = rest.strip_suffix("</svg>\n").unwrap_or(rest);
+    let size = |attr: &str| -> f64 {
+        svg.split(&format!(" {attr}=\""))
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0.0)
+    };
+    let (w, h) = (size("width") + 2.0 * margin, size("height") + 2.0 * margin);
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"#22252b\"/>\n\
+         <g transform=\"translate({margin} {margin})\">\n{body}{extra}</g>\n</svg>\n"
+    )
 }
 
 /// The light outline drawn under label text (before its fill), with its width given apart.

@@ -1,6 +1,5 @@
 //! The `levelplan` command line: generate levels from flows, check flow files, list flows.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,21 +7,17 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use levelplan::export::svg::level_to_svg;
 use levelplan::export::tiled::level_to_tmj;
-use levelplan::graph::composite::{CompositeKind, Decomposition, decompose};
+use levelplan::graph::composite::decompose;
 use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::{self, LockPlan};
 use levelplan::graph::solve::solve;
-use levelplan::graph::{
-    cycle_rank, dead_ends, distances_from, enclosures, is_planar, to_dot_with_composites,
-};
+use levelplan::graph::{enclosures, to_dot_with_composites};
 use levelplan::layout::Planner;
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::library::TemplateLibrary;
 use levelplan::recipes::gungeon::{self, GungeonParams};
 use levelplan::recipes::isaac::{self, IsaacParams};
-use levelplan::{
-    Conditions, Flow, FlowTemplate, LevelGraph, LinkKind, LinkRole, RoomKind, RoomOrigin,
-};
+use levelplan::{Conditions, Flow, FlowTemplate, LevelGraph, RoomKind, RoomOrigin};
 
 /// Graph-first procedural level planning.
 ///
@@ -338,7 +333,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let composites = decompose(&level);
             let walkthrough =
                 solve(&level).map_err(|e| format!("the level is not completable: {e}"))?;
-            print!("{}", summary(&template, seed, &level, &composites));
+            print!("{}", summary(&template, seed, &level));
             if let Some(plan) = &plan {
                 println!(
                     "  planned {} locks on {} doors ({} shortcuts) in {} tries",
@@ -728,122 +723,14 @@ fn diablo_stage(
     Ok(ExitCode::SUCCESS)
 }
 
-fn summary(
-    flow: &FlowTemplate,
-    seed: u64,
-    level: &LevelGraph,
-    composites: &Decomposition,
-) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let _ = writeln!(out, "flow \"{}\", seed {seed}", flow.name);
-    let loops = level
-        .links()
-        .filter(|(.., l)| l.role == LinkRole::Loop)
-        .count();
-    let one_way = level
-        .links()
-        .filter(|(.., l)| l.kind == LinkKind::OneWay)
-        .count();
-    let _ = writeln!(
-        out,
-        "  {} rooms, {} links, {} independent cycles ({loops} loop edges), {} locks, {one_way} one-way links",
-        level.room_count(),
-        level.link_count(),
-        cycle_rank(level),
-        level.locks().count()
-    );
-    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-    for (_, r) in level.rooms() {
-        *kinds.entry(r.kind.name().to_string()).or_default() += 1;
-    }
-    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
-    let _ = writeln!(out, "  rooms by kind: {}", kinds.join(", "));
-    let Some(entrance) = level.entrance() else {
-        return out;
-    };
-    let dist = distances_from(level, entrance);
-    for kind in [RoomKind::Boss, RoomKind::Exit] {
-        for r in level.rooms_of_kind(&kind) {
-            if let Some(d) = dist.get(&r) {
-                let _ = writeln!(out, "  {kind} {r} is {d} rooms from the entrance");
-            }
-        }
-    }
-    let _ = writeln!(out, "  dead ends: {}", dead_ends(level).len());
-    let _ = writeln!(
-        out,
-        "  planar: {}",
-        if is_planar(level) {
-            "yes"
-        } else {
-            "no (no layout can exist)"
-        }
-    );
-    let loops: Vec<String> = composites
-        .composites
-        .iter()
-        .filter(|c| c.is_loop())
-        .map(|c| match c.kind {
-            CompositeKind::Loop { one_way: true } => format!("{} rooms, one-way", c.rooms.len()),
-            _ => format!("{} rooms", c.rooms.len()),
-        })
-        .collect();
-    let _ = writeln!(
-        out,
-        "  composites: {} loops{}, {} trees",
-        loops.len(),
-        if loops.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", loops.join("; "))
-        },
-        composites.composites.len() - loops.len()
-    );
-    for (id, from, to, link) in level.links() {
-        if link.role == LinkRole::Loop {
-            let way = if link.kind == LinkKind::OneWay {
-                "one-way"
-            } else {
-                "two-way"
-            };
-            let _ = writeln!(out, "  loop {id}: {from} -> {to} ({way}, {:?})", link.kind);
-        }
-    }
-    for (id, lock) in level.locks() {
-        let (from, to) = level.endpoints(id).expect("lock link");
-        let holders: Vec<String> = level
-            .rooms()
-            .filter(|(_, r)| {
-                r.items
-                    .iter()
-                    .any(|i| i.opens().map(|(k, _)| k) == Some(lock.by))
-            })
-            .map(|(rid, r)| format!("{rid} ({})", r.kind))
-            .collect();
-        let _ = writeln!(
-            out,
-            "  lock {id}: {from} -> {to} needs {:?} {}, found in {}",
-            lock.opener,
-            lock.by,
-            if holders.is_empty() {
-                "nowhere".to_string()
-            } else {
-                holders.join(", ")
-            }
-        );
-    }
-    for (id, r) in level.rooms() {
-        if let RoomOrigin::Injected { rule, placement } = &r.origin {
-            let _ = writeln!(
-                out,
-                "  injected {id} ({}) by rule \"{rule}\", {}",
-                r.kind,
-                placement.name()
-            );
-        }
-    }
-    out
+/// What `generate --recipe flow` prints about a level: the flow and seed, then the library's
+/// summary of the graph.
+fn summary(flow: &FlowTemplate, seed: u64, level: &LevelGraph) -> String {
+    format!(
+        "flow \"{}\", seed {seed}\n{}",
+        flow.name,
+        levelplan::graph::summary::GraphSummary::of(level)
+    )
 }
 
 /// Levels of a flow checked for holes by `check`.

@@ -21,6 +21,7 @@ mod query;
 pub mod random;
 pub mod solve;
 pub mod spanning;
+pub mod summary;
 pub mod verify;
 
 pub use dot::{to_dot, to_dot_with_composites};

@@ -188,7 +188,7 @@ fn bad_parameters_are_named() {
         30,
         1,
         &IsaacParams {
-            max_attempts: 50,
+            retry: levelplan::layout::RetryPolicy::Attempts(50),
             ..IsaacParams::default()
         },
     )

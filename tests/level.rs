@@ -239,3 +239,41 @@ fn writers_know_levels_not_recipes() {
         assert!(!code.contains("recipes::"), "{file} uses a recipe");
     }
 }
+
+#[test]
+fn every_recipe_takes_one_retry_policy() {
+    use levelplan::layout::RetryPolicy;
+    use levelplan::recipes::diablo::DiabloParams;
+    // A time budget makes the same attempts in the same order: with time to spare, the same
+    // level as the count.
+    let by_time = DiabloRecipe {
+        params: DiabloParams {
+            retry: Some(RetryPolicy::Millis(60_000)),
+        },
+        ..DiabloRecipe::new(DiabloStage::Catacombs, 5)
+    };
+    let by_count = DiabloRecipe::new(DiabloStage::Catacombs, 5);
+    assert_eq!(by_time.generate(4).unwrap(), by_count.generate(4).unwrap());
+    let isaac = IsaacRecipe::new(
+        3,
+        IsaacParams {
+            retry: RetryPolicy::Millis(60_000),
+            ..IsaacParams::default()
+        },
+    );
+    assert_eq!(
+        isaac.generate(4).unwrap(),
+        IsaacRecipe::new(3, IsaacParams::default())
+            .generate(4)
+            .unwrap()
+    );
+    let gungeon = GungeonParams {
+        retry: RetryPolicy::Attempts(3),
+        ..GungeonParams::default()
+    };
+    let level = Generator::new(Flow::builtin("fork").unwrap(), gungeon)
+        .unwrap()
+        .generate(5)
+        .unwrap();
+    assert!((1..=3).contains(&level.attempts));
+}

@@ -200,6 +200,54 @@ pub enum RetryPolicy {
     Millis(u64),
 }
 
+impl RetryPolicy {
+    /// The attempts this policy allows, numbered from 1: the count, or as many as start before
+    /// the time is up (at least one). The clock starts with the iterator. Recipes spend their
+    /// retry budgets through it, so a count and a time read the same everywhere.
+    ///
+    /// # Examples
+    /// ```
+    /// use levelplan::layout::RetryPolicy;
+    /// assert_eq!(RetryPolicy::Attempts(3).attempts().collect::<Vec<_>>(), vec![1, 2, 3]);
+    /// assert_eq!(RetryPolicy::Attempts(0).attempts().count(), 1);
+    /// assert_eq!(RetryPolicy::Millis(0).attempts().count(), 1);
+    /// ```
+    pub fn attempts(self) -> AttemptCounter {
+        AttemptCounter {
+            policy: self,
+            start: std::time::Instant::now(),
+            made: 0,
+        }
+    }
+}
+
+/// The attempts a [`RetryPolicy`] allows; see [`RetryPolicy::attempts`].
+#[derive(Debug, Clone)]
+pub struct AttemptCounter {
+    policy: RetryPolicy,
+    start: std::time::Instant,
+    made: u32,
+}
+
+impl Iterator for AttemptCounter {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let more = match self.policy {
+            RetryPolicy::Attempts(n) => self.made < n.max(1),
+            RetryPolicy::Millis(ms) => {
+                self.made == 0 || self.start.elapsed().as_millis() < u128::from(ms)
+            }
+        };
+        if more {
+            self.made += 1;
+            Some(self.made)
+        } else {
+            None
+        }
+    }
+}
+
 /// Search budgets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {

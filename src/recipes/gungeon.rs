@@ -44,8 +44,9 @@ pub struct GungeonParams {
     pub min_distance: u32,
     /// Layout budgets (default: 200 attempts of 10 steps per room).
     pub budget: Budget,
-    /// Whole levels (graph and layout) tried, each from a sub-seed, before giving up.
-    pub retries: u32,
+    /// Whole levels (graph and layout) tried, each from a sub-seed, before giving up (default:
+    /// 8 attempts).
+    pub retry: RetryPolicy,
     /// Soft penalty per earlier use of a template in the level (the game's 0.33; see
     /// [`LayoutProblem::recent_penalty`]).
     pub recent_penalty: f64,
@@ -69,7 +70,7 @@ impl Default for GungeonParams {
                 steps_per_room: 10,
                 ..Budget::default()
             },
-            retries: 8,
+            retry: RetryPolicy::Attempts(8),
             recent_penalty: 0.33,
         }
     }
@@ -191,8 +192,10 @@ impl Generator {
 
     fn generate_with(&self, seed: u64, earlier: &[f64]) -> Result<Level, GungeonError> {
         let mut last = String::new();
-        let tries = self.params.retries.max(1);
-        for attempt in 0..tries {
+        let mut tries = 0;
+        for made in self.params.retry.attempts() {
+            tries = made;
+            let attempt = made - 1;
             let sub = if attempt == 0 {
                 seed
             } else {

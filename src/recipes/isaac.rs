@@ -293,8 +293,8 @@ pub struct IsaacParams {
     pub labyrinth_cap: usize,
     /// Condition flags for the special-room table.
     pub flags: BTreeSet<String>,
-    /// Floors to generate before giving up.
-    pub max_attempts: u32,
+    /// Floors to generate before giving up (default: 10 000 attempts).
+    pub retry: crate::layout::RetryPolicy,
     /// The room designs normal rooms are drawn from.
     pub pools: RoomPools,
 }
@@ -318,7 +318,7 @@ impl Default for IsaacParams {
             labyrinth: false,
             labyrinth_cap: 45,
             flags: BTreeSet::new(),
-            max_attempts: 10_000,
+            retry: crate::layout::RetryPolicy::Attempts(10_000),
             pools: RoomPools::builtin(),
         }
     }
@@ -639,7 +639,7 @@ impl Grid<'_> {
 /// # Errors
 /// [`IsaacError::Params`] for parameters that cannot work (a start outside the grid, a grid
 /// too small for the room count); [`IsaacError::NoFloor`] when no floor passes validation
-/// within `max_attempts`.
+/// within the `retry` budget.
 ///
 /// # Examples
 /// ```
@@ -668,7 +668,9 @@ pub fn generate_with<R: Rng + ?Sized>(
     check_params(params)?;
     let pools = &params.pools;
     let mut reason = String::new();
-    for attempt in 1..=params.max_attempts.max(1) {
+    let mut made = 0;
+    for attempt in params.retry.attempts() {
+        made = attempt;
         match attempt_floor(level, rng, params) {
             Ok((mut grid, dead_ends, requeued)) => {
                 let target = grid.rooms.len();
@@ -689,7 +691,7 @@ pub fn generate_with<R: Rng + ?Sized>(
         }
     }
     Err(IsaacError::NoFloor {
-        attempts: params.max_attempts.max(1),
+        attempts: made,
         reason,
     })
 }

@@ -91,11 +91,25 @@ struct Builder<'r, R: Rng + ?Sized> {
 /// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
 pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
+    generate_with(level, seed, &super::DiabloParams::default())
+}
+
+/// [`generate`] with parameters (the retry budget).
+pub fn generate_with(
+    level: u32,
+    seed: u64,
+    params: &super::DiabloParams,
+) -> Result<Stage, StageError> {
     let mut rng = seed::stream(seed, "catacombs");
     let table = pattern_table();
     let mut reason = String::new();
     const ATTEMPTS: u32 = 500;
-    for attempt in 1..=ATTEMPTS {
+    let mut made = 0;
+    let retry = params
+        .retry
+        .unwrap_or(crate::layout::RetryPolicy::Attempts(ATTEMPTS));
+    for attempt in retry.attempts() {
+        made = attempt;
         let mut b = Builder {
             map: Grid::new(SIZE, SIZE, ' '),
             rooms: Vec::new(),
@@ -142,7 +156,7 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
     }
     Err(StageError::NoLevel {
         stage: "Catacombs",
-        attempts: ATTEMPTS,
+        attempts: made,
         reason,
     })
 }

@@ -48,11 +48,25 @@ pub fn area_threshold(level: u32) -> usize {
 /// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
 pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
+    generate_with(level, seed, &super::DiabloParams::default())
+}
+
+/// [`generate`] with parameters (the retry budget).
+pub fn generate_with(
+    level: u32,
+    seed: u64,
+    params: &super::DiabloParams,
+) -> Result<Stage, StageError> {
     let mut rng = seed::stream(seed, "cathedral");
     let threshold = area_threshold(level);
     let mut reason = String::new();
     const ATTEMPTS: u32 = 200;
-    for attempt in 1..=ATTEMPTS {
+    let mut made = 0;
+    let retry = params
+        .retry
+        .unwrap_or(crate::layout::RetryPolicy::Attempts(ATTEMPTS));
+    for attempt in retry.attempts() {
+        made = attempt;
         // Step 2: bud until the blank is big enough (each try starts from nothing).
         let mut tries = 0;
         let (blank, chambers, hall) = loop {
@@ -129,7 +143,7 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
     }
     Err(StageError::NoLevel {
         stage: "Cathedral",
-        attempts: ATTEMPTS,
+        attempts: made,
         reason,
     })
 }

@@ -53,12 +53,26 @@ pub struct River {
 /// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
 pub fn generate(level: u32, seed: u64) -> Result<(Stage, Vec<River>), StageError> {
+    generate_with(level, seed, &super::DiabloParams::default())
+}
+
+/// [`generate`] with parameters (the retry budget).
+pub fn generate_with(
+    level: u32,
+    seed: u64,
+    params: &super::DiabloParams,
+) -> Result<(Stage, Vec<River>), StageError> {
     let mut rng = seed::stream(seed, "caves");
     let mut reason = String::new();
     // Blocks this ragged reach 600 floor cells in about one cave in twenty, and pass every
     // check in about one in a hundred; an attempt that fails early costs little.
     const ATTEMPTS: u32 = 5000;
-    for attempt in 1..=ATTEMPTS {
+    let mut made = 0;
+    let retry = params
+        .retry
+        .unwrap_or(crate::layout::RetryPolicy::Attempts(ATTEMPTS));
+    for attempt in retry.attempts() {
+        made = attempt;
         let blank = grow(&mut rng);
         let floor = blank.values().iter().filter(|&&b| b).count();
         if floor < MIN_FLOOR {
@@ -101,7 +115,7 @@ pub fn generate(level: u32, seed: u64) -> Result<(Stage, Vec<River>), StageError
     }
     Err(StageError::NoLevel {
         stage: "Caves",
-        attempts: ATTEMPTS,
+        attempts: made,
         reason,
     })
 }

@@ -38,10 +38,24 @@ pub const AREA_THRESHOLD: usize = 692;
 /// # Ok::<(), levelplan::recipes::diablo::StageError>(())
 /// ```
 pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
+    generate_with(level, seed, &super::DiabloParams::default())
+}
+
+/// [`generate`] with parameters (the retry budget).
+pub fn generate_with(
+    level: u32,
+    seed: u64,
+    params: &super::DiabloParams,
+) -> Result<Stage, StageError> {
     let mut rng = seed::stream(seed, "hell");
     let mut reason = String::new();
     const ATTEMPTS: u32 = 200;
-    for attempt in 1..=ATTEMPTS {
+    let mut made = 0;
+    let retry = params
+        .retry
+        .unwrap_or(crate::layout::RetryPolicy::Attempts(ATTEMPTS));
+    for attempt in retry.attempts() {
+        made = attempt;
         let mut quadrant = None;
         for _ in 0..1000 {
             let q = first_room(&mut rng);
@@ -83,7 +97,7 @@ pub fn generate(level: u32, seed: u64) -> Result<Stage, StageError> {
     }
     Err(StageError::NoLevel {
         stage: "Hell",
-        attempts: ATTEMPTS,
+        attempts: made,
         reason,
     })
 }

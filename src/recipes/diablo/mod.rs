@@ -417,6 +417,14 @@ impl Stage {
     }
 }
 
+/// Settings of a Diablo stage; the defaults are the spec's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DiabloParams {
+    /// Blanks tried before giving up; `None`: the stage's own budget (the cathedral and hell
+    /// 200, the catacombs 500, the caves 5000 attempts).
+    pub retry: Option<crate::layout::RetryPolicy>,
+}
+
 /// Which of Diablo's four stages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum DiabloStage {
@@ -449,12 +457,18 @@ pub struct DiabloRecipe {
     pub stage: DiabloStage,
     /// The dungeon level (1 to 16).
     pub level: u32,
+    /// The settings (default: the spec's).
+    pub params: DiabloParams,
 }
 
 impl DiabloRecipe {
-    /// The recipe for `stage` at dungeon `level`.
+    /// The recipe for `stage` at dungeon `level`, with the spec's settings.
     pub fn new(stage: DiabloStage, level: u32) -> DiabloRecipe {
-        DiabloRecipe { stage, level }
+        DiabloRecipe {
+            stage,
+            level,
+            params: DiabloParams::default(),
+        }
     }
 }
 
@@ -511,16 +525,18 @@ impl crate::Recipe for DiabloRecipe {
         let failed = |e| crate::RecipeError::failed(name, e);
         let (stage, rivers) = match self.stage {
             DiabloStage::Cathedral => (
-                cathedral::generate(self.level, seed).map_err(failed)?,
+                cathedral::generate_with(self.level, seed, &self.params).map_err(failed)?,
                 Vec::new(),
             ),
             DiabloStage::Catacombs => (
-                catacombs::generate(self.level, seed).map_err(failed)?,
+                catacombs::generate_with(self.level, seed, &self.params).map_err(failed)?,
                 Vec::new(),
             ),
-            DiabloStage::Caves => caves::generate(self.level, seed).map_err(failed)?,
+            DiabloStage::Caves => {
+                caves::generate_with(self.level, seed, &self.params).map_err(failed)?
+            }
             DiabloStage::Hell => (
-                hell::generate(self.level, seed).map_err(failed)?,
+                hell::generate_with(self.level, seed, &self.params).map_err(failed)?,
                 Vec::new(),
             ),
         };

@@ -9,8 +9,10 @@
 //! touches the first with two doors meeting exactly. [`Planner::layout`] then places the rooms
 //! for a seed:
 //!
-//! * the graph is cut into composites (loops first, then trees, `graph::decompose`), and the
-//!   rooms are ordered so that each one after the first has a placed neighbour; a loop grows
+//! * the rooms are ordered loops first (the shortest loop, then ears: runs of unplaced rooms
+//!   between two placed ones), then trees, so that each one after the first has a placed
+//!   neighbour (the planner finds the loops itself; it does not use `graph::decompose`, whose
+//!   composites are for designers reading the graph); a loop grows
 //!   from both ends alternately, so its last room closes it. After the first loop, each run of
 //!   rooms between two placed ones goes round the outside of what is placed and shuts in one
 //!   side of it: the order follows the outline of what is placed and takes the run that shuts

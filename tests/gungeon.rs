@@ -128,10 +128,15 @@ fn broken_library_is_a_settings_error() {
         .templates
         .retain(|t| !t.kinds.iter().any(|k| k == "Normal"));
     let flow = Flow::builtin("classic").unwrap();
-    let e = gungeon::generate(&flow, 1, &params)
-        .unwrap_err()
-        .to_string();
+    let err = gungeon::generate(&flow, 1, &params).unwrap_err();
+    let e = err.to_string();
     assert!(e.contains("Normal"), "{e}");
+    // A setup error, reported at once with its cause kept, not retried into `GaveUp`.
+    assert!(
+        !matches!(err, gungeon::GungeonError::GaveUp { .. }),
+        "{err:?}"
+    );
+    assert!(std::error::Error::source(&err).is_some() || e.contains("library"), "{err:?}");
 }
 
 /// The ASCII map of a fixed level, checked in (regenerate on purpose with

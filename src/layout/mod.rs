@@ -582,13 +582,99 @@ impl PartialLayout {
 
 /// Why a layout could not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LayoutError {
     /// A template is broken.
     #[error(transparent)]
     Template(#[from] TemplateError),
-    /// The problem refers to something that does not exist, or is inconsistent.
-    #[error("layout problem: {0}")]
-    Problem(String),
+    /// The problem has no rooms.
+    #[error("layout problem: there are no rooms to place")]
+    NoRooms,
+    /// A room may use no template at all (the same every time: a setup error).
+    #[error("layout problem: room `{room}` lists no templates")]
+    NoTemplates {
+        /// The room.
+        room: String,
+    },
+    /// A room lists a template the problem does not have.
+    #[error(
+        "layout problem: room `{room}` lists template {template}, but there are {count} templates"
+    )]
+    UnknownTemplate {
+        /// The room.
+        room: String,
+        /// The template index it lists.
+        template: usize,
+        /// How many templates there are.
+        count: usize,
+    },
+    /// Two templates share a name.
+    #[error("layout problem: two room templates are called `{name}`")]
+    DuplicateTemplate {
+        /// The name.
+        name: String,
+    },
+    /// A link joins rooms that do not exist.
+    #[error(
+        "layout problem: link {link} joins rooms {from} and {to}; rooms are 0..{rooms} and a link needs two"
+    )]
+    BadLink {
+        /// The link's index.
+        link: usize,
+        /// One end.
+        from: usize,
+        /// The other end.
+        to: usize,
+        /// How many rooms there are.
+        rooms: usize,
+    },
+    /// A corridor length range that is empty or too long.
+    #[error(
+        "layout problem: link {link} (`{from}`-`{to}`): corridor length {lo}..{hi} is not a range within 0..1000"
+    )]
+    BadCorridor {
+        /// The link's index.
+        link: usize,
+        /// One end's name.
+        from: String,
+        /// The other end's name.
+        to: String,
+        /// The shortest length asked for.
+        lo: u32,
+        /// The longest.
+        hi: u32,
+    },
+    /// The rooms and links cannot be drawn without crossings: no layout exists.
+    #[error(
+        "layout problem: the rooms and links cannot be drawn without two links crossing (the graph is not planar), so no layout exists; link {link} (`{from}`-`{to}`) is the first that makes it so"
+    )]
+    NotPlanar {
+        /// The first link that makes it so.
+        link: usize,
+        /// One end's name.
+        from: String,
+        /// The other end's name.
+        to: String,
+    },
+    /// Some rooms are not linked to the rest.
+    #[error("layout problem: the rooms are not all linked together: {} cannot be reached from `{from}`", .missing.join(", "))]
+    NotConnected {
+        /// Some of the rooms cut off (at most five).
+        missing: Vec<String>,
+        /// The room they cannot be reached from.
+        from: String,
+    },
+    /// A shape set given to the planner was made from other templates.
+    #[error(
+        "layout problem: the shape set was not made by ShapeSet::new from this problem's templates"
+    )]
+    ShapeSetMismatch,
+    /// The search reached a room with no placed neighbour (an internal inconsistency).
+    #[error("layout problem: room `{room}` has no neighbour placed before it")]
+    NoPlacedNeighbour {
+        /// The room.
+        room: String,
+    },
     /// Every attempt failed.
     #[error(
         "no layout after {attempts} attempts: {constraint} (room `{room}`{composite} failed most often, {failures} times)"

@@ -238,7 +238,7 @@ impl Planner {
     pub fn new(problem: LayoutProblem) -> Result<Planner, LayoutError> {
         let n = problem.rooms.len();
         if n == 0 {
-            return Err(LayoutError::Problem("there are no rooms to place".into()));
+            return Err(LayoutError::NoRooms);
         }
         let set = ShapeSet::compile(&problem.templates)?;
         let mut planner = Planner::prepare(problem, Arc::new(set))?;
@@ -268,9 +268,7 @@ impl Planner {
                 .zip(&problem.templates)
                 .any(|(a, t)| *a != t.name)
         {
-            return Err(LayoutError::Problem(
-                "the shape set was not made by ShapeSet::new from this problem's templates".into(),
-            ));
+            return Err(LayoutError::ShapeSetMismatch);
         }
         let mut planner = Planner::prepare(problem, set)?;
         planner.build_compounds();
@@ -281,7 +279,7 @@ impl Planner {
     fn prepare(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
         let n = problem.rooms.len();
         if n == 0 {
-            return Err(LayoutError::Problem("there are no rooms to place".into()));
+            return Err(LayoutError::NoRooms);
         }
         let template_shapes = &set.template_shapes;
         let repeat: Vec<RepeatMode> = problem
@@ -296,19 +294,18 @@ impl Planner {
         let mut room_shapes = Vec::with_capacity(n);
         for r in &problem.rooms {
             if r.templates.is_empty() {
-                return Err(LayoutError::Problem(format!(
-                    "room `{}` lists no templates",
-                    r.name
-                )));
+                return Err(LayoutError::NoTemplates {
+                    room: r.name.clone(),
+                });
             }
             let mut ws: Vec<(u32, f64)> = Vec::new();
             for &t in &r.templates {
                 let Some(ids) = template_shapes.get(t) else {
-                    return Err(LayoutError::Problem(format!(
-                        "room `{}` lists template {t}, but there are {} templates",
-                        r.name,
-                        template_shapes.len()
-                    )));
+                    return Err(LayoutError::UnknownTemplate {
+                        room: r.name.clone(),
+                        template: t,
+                        count: template_shapes.len(),
+                    });
                 };
                 let w = problem.templates[t].weight / ids.len() as f64;
                 let ids = ids.clone();
@@ -324,18 +321,23 @@ impl Planner {
         let mut adj = vec![Vec::new(); n];
         for (i, l) in problem.links.iter().enumerate() {
             if l.from >= n || l.to >= n || l.from == l.to {
-                return Err(LayoutError::Problem(format!(
-                    "link {i} joins rooms {} and {}; rooms are 0..{n} and a link needs two",
-                    l.from, l.to
-                )));
+                return Err(LayoutError::BadLink {
+                    link: i,
+                    from: l.from,
+                    to: l.to,
+                    rooms: n,
+                });
             }
             if let Some((lo, hi)) = l.realise.path_bounds()
                 && (lo > hi || hi > 1000)
             {
-                return Err(LayoutError::Problem(format!(
-                    "link {i} (`{}`-`{}`): corridor length {lo}..{hi} is not a range within 0..1000",
-                    problem.rooms[l.from].name, problem.rooms[l.to].name
-                )));
+                return Err(LayoutError::BadCorridor {
+                    link: i,
+                    from: problem.rooms[l.from].name.clone(),
+                    to: problem.rooms[l.to].name.clone(),
+                    lo,
+                    hi,
+                });
             }
             adj[l.from].push((l.to, i));
             adj[l.to].push((l.from, i));
@@ -356,12 +358,11 @@ impl Planner {
                 }
             }
             let l = problem.links[hi];
-            return Err(LayoutError::Problem(format!(
-                "the rooms and links cannot be drawn without two links crossing (the graph is \
-                 not planar), so no layout exists; link {hi} (`{}`-`{}`) is the first that \
-                 makes it so",
-                problem.rooms[l.from].name, problem.rooms[l.to].name
-            )));
+            return Err(LayoutError::NotPlanar {
+                link: hi,
+                from: problem.rooms[l.from].name.clone(),
+                to: problem.rooms[l.to].name.clone(),
+            });
         }
         let mut via = vec![None; n];
         let mut classes: Vec<(Vec<u32>, bool, bool)> = Vec::new();
@@ -862,11 +863,10 @@ impl Planner {
                 .map(name)
                 .take(5)
                 .collect();
-            return Err(LayoutError::Problem(format!(
-                "the rooms are not all linked together: {} cannot be reached from `{}`",
-                missing.join(", "),
-                name(order[0])
-            )));
+            return Err(LayoutError::NotConnected {
+                missing,
+                from: name(order[0]),
+            });
         }
         let mut pos = vec![usize::MAX; n];
         for (i, &r) in order.iter().enumerate() {
@@ -920,10 +920,7 @@ impl Planner {
                 (!contact, pos[nb])
             });
             if i > 0 && earlier.is_empty() {
-                return Err(LayoutError::Problem(format!(
-                    "room `{}` has no neighbour placed before it",
-                    name(r)
-                )));
+                return Err(LayoutError::NoPlacedNeighbour { room: name(r) });
             }
             let far = self.future_targets(&vadj, &pos, &span, r, i);
             steps.push(Step {
@@ -2313,10 +2310,9 @@ impl ShapeSet {
         let mut names = std::collections::HashSet::new();
         for (i, t) in templates.iter().enumerate() {
             if !names.insert(t.name.as_str()) {
-                return Err(LayoutError::Problem(format!(
-                    "two room templates are called `{}`",
-                    t.name
-                )));
+                return Err(LayoutError::DuplicateTemplate {
+                    name: t.name.clone(),
+                });
             }
             let compiled = t.compile(i)?;
             let mut ids = Vec::new();

@@ -99,13 +99,18 @@ pub struct Level {
 
 /// Why no level was made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GungeonError {
     /// The flow could not be instantiated.
     #[error(transparent)]
     Flow(#[from] FlowError),
-    /// The settings cannot work.
+    /// The template library is not valid.
     #[error("gungeon recipe: {0}")]
-    Settings(String),
+    Library(#[from] crate::layout::library::LibraryError),
+    /// The layout cannot be set up, and would fail the same way on every attempt (a room kind
+    /// with no templates, a graph that cannot be drawn without crossings): reported at once.
+    #[error("gungeon recipe: {0}")]
+    Layout(#[from] crate::layout::LayoutError),
     /// Every attempt failed; the last reason is kept.
     #[error("no level after {attempts} attempts; the last failed with: {last}")]
     GaveUp {
@@ -141,14 +146,8 @@ impl Generator {
         let shapes = if params.library == builtin_shapes().0 {
             builtin_shapes().1.clone()
         } else {
-            params
-                .library
-                .validate("template library")
-                .map_err(|e| GungeonError::Settings(e.to_string()))?;
-            Arc::new(
-                ShapeSet::new(&params.library.templates)
-                    .map_err(|e| GungeonError::Settings(e.to_string()))?,
-            )
+            params.library.validate("template library")?;
+            Arc::new(ShapeSet::new(&params.library.templates)?)
         };
         Ok(Generator {
             flow,
@@ -234,8 +233,21 @@ impl Generator {
         // 3. Space: templates by room kind, links by role.
         let (mut problem, rooms, links) = layout_problem(&graph, params);
         problem.earlier_uses = earlier.to_vec();
-        let planner = Planner::with_shapes(problem, self.shapes.clone())
-            .map_err(|e| Failure::Retry(e.to_string()))?;
+        let planner = Planner::with_shapes(problem, self.shapes.clone()).map_err(|e| {
+            // A problem that cannot be set up fails the same way on every attempt.
+            if matches!(
+                e,
+                crate::layout::LayoutError::NoTemplates { .. }
+                    | crate::layout::LayoutError::UnknownTemplate { .. }
+                    | crate::layout::LayoutError::DuplicateTemplate { .. }
+                    | crate::layout::LayoutError::ShapeSetMismatch
+                    | crate::layout::LayoutError::NotPlanar { .. }
+            ) {
+                Failure::Fatal(e.into())
+            } else {
+                Failure::Retry(e.to_string())
+            }
+        })?;
         let layout = planner
             .layout(seed::sub_seed(seed, "gungeon layout"))
             .map_err(|e| Failure::Retry(e.to_string()))?;

@@ -5,7 +5,6 @@
 mod common;
 
 use common::player::{exhaustive, replay};
-use levelplan::Flow;
 use levelplan::export::svg::level_to_svg;
 use levelplan::export::tiled::level_to_tmj;
 use levelplan::layout::Realise;
@@ -13,6 +12,7 @@ use levelplan::layout::verify::check;
 use levelplan::recipes::gungeon::{
     self, Generator, GungeonParams, layout_problem, rooms_reachable,
 };
+use levelplan::{Flow, LevelDetail};
 
 fn flows() -> Vec<Flow> {
     levelplan::FlowTemplate::builtin_names()
@@ -31,18 +31,23 @@ fn builtin_flows_make_valid_levels() {
                 .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", flow.name()));
             let what = format!("{} seed {seed}", flow.name());
             // Each graph room has a placed room; the layout is that of the level's graph.
-            assert_eq!(level.layout.rooms.len(), level.graph.room_count(), "{what}");
+            let layout = level.layout.as_ref().expect("a laid-out level");
+            assert_eq!(layout.rooms.len(), level.graph.room_count(), "{what}");
             let (problem, rooms, links) = layout_problem(&level.graph, &params);
-            assert_eq!(
-                (rooms, links),
-                (level.rooms.clone(), level.links.clone()),
-                "{what}"
-            );
+            let LevelDetail::Gungeon {
+                rooms: level_rooms,
+                links: level_links,
+                ..
+            } = &level.detail
+            else {
+                panic!("{what}: a Gungeon detail");
+            };
+            assert_eq!((&rooms, &links), (level_rooms, level_links), "{what}");
             // No overlaps, every link realised by doors both rooms allow or a corridor that
             // runs through nothing, minimum distance.
-            check(&problem, &level.layout).unwrap_or_else(|e| panic!("{what}: {e}"));
+            check(&problem, layout).unwrap_or_else(|e| panic!("{what}: {e}"));
             // Corridors only where allowed, within 4..30 cells.
-            for (spec, placed) in problem.links.iter().zip(&level.layout.links) {
+            for (spec, placed) in problem.links.iter().zip(&layout.links) {
                 if !placed.corridor.is_empty() {
                     assert!(
                         matches!(spec.realise, Realise::ContactOrPath { .. }),
@@ -54,12 +59,11 @@ fn builtin_flows_make_valid_levels() {
             // Every room can be walked to from the entrance on the tile map.
             rooms_reachable(&level).unwrap_or_else(|e| panic!("{what}: {e}"));
             // Every floor tile of a room knows its room.
-            for ((x, y), t) in level.tiles.map.tiles.iter() {
+            for ((x, y), t) in level.tiles.tiles.iter() {
                 if *t == levelplan::tiles::Tile::Floor {
                     assert!(
                         level
                             .tiles
-                            .map
                             .regions
                             .get(x as i64, y as i64)
                             .unwrap()
@@ -79,12 +83,11 @@ fn same_seed_same_level() {
     let a = gungeon::generate(&flow, 21, &params).unwrap();
     let b = gungeon::generate(&flow, 21, &params).unwrap();
     assert_eq!(a.layout, b.layout);
-    assert_eq!(a.tiles.map.to_ascii(), b.tiles.map.to_ascii());
-    let (a, b) = (a.into_level("hub_spokes"), b.into_level("hub_spokes"));
+    assert_eq!(a.tiles.to_ascii(), b.tiles.to_ascii());
     assert_eq!(level_to_svg(&a, 10), level_to_svg(&b, 10));
     assert_eq!(level_to_tmj(&a), level_to_tmj(&b));
     let c = gungeon::generate(&flow, 22, &params).unwrap();
-    assert_ne!(a.tiles.to_ascii(), c.tiles.map.to_ascii());
+    assert_ne!(a.tiles.to_ascii(), c.tiles.to_ascii());
 }
 
 #[test]
@@ -112,7 +115,7 @@ fn extra_locks_are_planned_and_proven() {
     );
     let every_play = exhaustive(&level.graph, start, goal, 1_000_000).unwrap();
     assert!(every_play.accepts(&level.graph));
-    let svg = level_to_svg(&level.into_level("long_chain"), 10);
+    let svg = level_to_svg(&level, 10);
     assert!(
         svg.contains("stroke=\"#ff2020\""),
         "locks are ringed in red"
@@ -136,7 +139,10 @@ fn broken_library_is_a_settings_error() {
         !matches!(err, gungeon::GungeonError::GaveUp { .. }),
         "{err:?}"
     );
-    assert!(std::error::Error::source(&err).is_some() || e.contains("library"), "{err:?}");
+    assert!(
+        std::error::Error::source(&err).is_some() || e.contains("library"),
+        "{err:?}"
+    );
 }
 
 /// The ASCII map of a fixed level, checked in (regenerate on purpose with
@@ -145,7 +151,7 @@ fn broken_library_is_a_settings_error() {
 fn golden_map() {
     let flow = Flow::builtin("classic").unwrap();
     let level = gungeon::generate(&flow, 1, &GungeonParams::default()).unwrap();
-    let actual = level.tiles.map.to_ascii();
+    let actual = level.tiles.to_ascii();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/golden/gungeon_classic_seed1.txt");
     if std::env::var_os("LEVELPLAN_BLESS").is_some() {
@@ -189,11 +195,16 @@ fn runs_spread_templates_over_levels() {
     let without: Vec<_> = (0..16u64)
         .map(|s| generator.generate(500 + s).unwrap())
         .collect();
-    let a = overlap(&with.iter().map(|l| counts(&l.layout)).collect::<Vec<_>>());
+    let a = overlap(
+        &with
+            .iter()
+            .map(|l| counts(l.layout.as_ref().unwrap()))
+            .collect::<Vec<_>>(),
+    );
     let b = overlap(
         &without
             .iter()
-            .map(|l| counts(&l.layout))
+            .map(|l| counts(l.layout.as_ref().unwrap()))
             .collect::<Vec<_>>(),
     );
     assert!(
@@ -222,9 +233,10 @@ fn a_hole_is_left_where_a_loop_closes_by_corridor() {
     for seed in 0..10 {
         let level = generator.generate(seed).unwrap();
         let (problem, ..) = layout_problem(&level.graph, &GungeonParams::default());
-        assert_eq!(check(&problem, &level.layout), Ok(()), "seed {seed}");
+        let layout = level.layout.as_ref().unwrap();
+        assert_eq!(check(&problem, layout), Ok(()), "seed {seed}");
         assert!(!levelplan::graph::enclosures(&level.graph).is_empty());
-        assert!(level.layout.links.iter().any(|l| !l.corridor.is_empty()));
+        assert!(layout.links.iter().any(|l| !l.corridor.is_empty()));
     }
 }
 

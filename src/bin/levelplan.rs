@@ -539,20 +539,16 @@ fn gungeon_level(
     let flow = Flow::new(template, &name).map_err(|e| e.to_string())?;
     let generator = gungeon::Generator::new(flow, params).map_err(|e| e.to_string())?;
     let level = generator.generate(seed).map_err(|e| e.to_string())?;
-    print!("{}", level.tiles.map.to_ascii());
-    let corridors = level
-        .layout
-        .links
-        .iter()
-        .filter(|l| !l.corridor.is_empty())
-        .count();
+    print!("{}", level.tiles.to_ascii());
+    let placed = level.layout.as_ref().map_or(&[][..], |l| &l.links[..]);
+    let corridors = placed.iter().filter(|l| !l.corridor.is_empty()).count();
     println!(
         "level from flow \"{name}\", seed {seed}: {} rooms, {} links ({corridors} by corridor), \
          {} x {} tiles, {} attempt(s)",
         level.graph.room_count(),
-        level.layout.links.len(),
-        level.tiles.map.tiles.width(),
-        level.tiles.map.tiles.height(),
+        placed.len(),
+        level.tiles.tiles.width(),
+        level.tiles.tiles.height(),
         level.attempts
     );
     let walkthrough = &level.walkthrough;
@@ -568,7 +564,6 @@ fn gungeon_level(
     write_output(dot, || {
         to_dot_with_composites(&level.graph, &title, &composites)
     })?;
-    let level = level.into_level(&name);
     write_output(svg, || level_to_svg(&level, 12))?;
     write_output(tmj, || level_to_tmj(&level))?;
     write_document(json, ron_path, &level)?;

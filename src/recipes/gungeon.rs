@@ -7,8 +7,9 @@
 //!
 //! let flow = Flow::builtin("classic").unwrap();
 //! let level = gungeon::generate(&flow, 7, &GungeonParams::default()).unwrap();
-//! assert_eq!(level.layout.rooms.len(), level.graph.room_count());
-//! println!("{}", level.tiles.map.to_ascii());
+//! // The crate's one Level: the graph, its walkthrough, the layout and the tiles.
+//! assert_eq!(level.layout.as_ref().unwrap().rooms.len(), level.graph.room_count());
+//! println!("{}", level.tiles.to_ascii());
 //! ```
 
 use crate::graph::flow::{Conditions, Flow, FlowError};
@@ -76,9 +77,9 @@ impl Default for GungeonParams {
     }
 }
 
-/// A finished level.
+/// A finished level with the layout's own tables, before it becomes a [`crate::Level`].
 #[derive(Debug, Clone)]
-pub struct Level {
+struct Built {
     /// The seed it came from.
     pub seed: u64,
     /// Level attempts it took (graph and layout).
@@ -157,8 +158,10 @@ impl Generator {
     }
 
     /// Makes the level of `seed`: on failure, retries from derived sub-seeds.
-    pub fn generate(&self, seed: u64) -> Result<Level, GungeonError> {
-        self.generate_with(seed, &[])
+    pub fn generate(&self, seed: u64) -> Result<crate::Level, GungeonError> {
+        Ok(self
+            .generate_with(seed, &[])?
+            .into_level(&self.flow.template().name))
     }
 
     /// Makes the next level of a run: templates the run's earlier levels used weigh less (by
@@ -175,7 +178,7 @@ impl Generator {
     /// let mut history = TemplateHistory::new(0.5);
     /// for floor in 0..3 {
     ///     let level = generator.generate_in_run(100 + floor, &mut history)?;
-    ///     assert!(!level.layout.rooms.is_empty());
+    ///     assert!(!level.layout.unwrap().rooms.is_empty());
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -183,13 +186,13 @@ impl Generator {
         &self,
         seed: u64,
         history: &mut TemplateHistory,
-    ) -> Result<Level, GungeonError> {
+    ) -> Result<crate::Level, GungeonError> {
         let level = self.generate_with(seed, history.uses())?;
         history.record(&level.layout);
-        Ok(level)
+        Ok(level.into_level(&self.flow.template().name))
     }
 
-    fn generate_with(&self, seed: u64, earlier: &[f64]) -> Result<Level, GungeonError> {
+    fn generate_with(&self, seed: u64, earlier: &[f64]) -> Result<Built, GungeonError> {
         let mut last = String::new();
         let mut tries = 0;
         for made in self.params.retry.attempts() {
@@ -216,7 +219,7 @@ impl Generator {
         })
     }
 
-    fn try_level(&self, seed: u64, earlier: &[f64]) -> Result<Level, Failure> {
+    fn try_level(&self, seed: u64, earlier: &[f64]) -> Result<Built, Failure> {
         let params = &self.params;
         // 1. The abstract level: flow, injections and its own locks.
         let mut graph = self
@@ -253,7 +256,7 @@ impl Generator {
             .map_err(|e| Failure::Retry(e.to_string()))?;
         // 4. Tiles.
         let tiles = rasterise(&layout, |l| door_tile(&graph, links[l]));
-        Ok(Level {
+        Ok(Built {
             seed,
             attempts: 1,
             graph,
@@ -267,7 +270,11 @@ impl Generator {
 }
 
 /// Makes a level from `flow` for `seed` (prepares a [`Generator`]; keep one to make many).
-pub fn generate(flow: &Flow, seed: u64, params: &GungeonParams) -> Result<Level, GungeonError> {
+pub fn generate(
+    flow: &Flow,
+    seed: u64,
+    params: &GungeonParams,
+) -> Result<crate::Level, GungeonError> {
     Generator::new(flow.clone(), params.clone())?.generate(seed)
 }
 
@@ -327,14 +334,14 @@ pub fn layout_problem(
 
 /// Whether every room can be walked to from the entrance on the tile map (doors, secret doors
 /// once found, arches and corridors are walkable; locks are the solver's business).
-pub fn rooms_reachable(level: &Level) -> Result<(), String> {
+pub fn rooms_reachable(level: &crate::Level) -> Result<(), String> {
     let entrance = level.graph.entrance().ok_or("the level has no entrance")?;
     let start = level
-        .rooms
+        .region_rooms
         .iter()
-        .position(|&r| r == entrance)
+        .position(|&r| r == Some(entrance))
         .ok_or("the entrance has no room")?;
-    let map = &level.tiles.map;
+    let map = &level.tiles;
     let at = map
         .regions
         .iter()
@@ -344,7 +351,7 @@ pub fn rooms_reachable(level: &Level) -> Result<(), String> {
         .map(|(p, _)| p)
         .ok_or("the entrance has no floor")?;
     let reach = map.flood_fill(at.0 as i64, at.1 as i64, Tile::walkable);
-    let mut reached = vec![false; level.rooms.len()];
+    let mut reached = vec![false; level.region_rooms.len()];
     for (p, region) in map.regions.iter() {
         if let Some(r) = *region
             && *reach.get(p.0 as i64, p.1 as i64).unwrap_or(&false)
@@ -356,15 +363,15 @@ pub fn rooms_reachable(level: &Level) -> Result<(), String> {
     match reached.iter().position(|r| !r) {
         Some(i) => Err(format!(
             "room {} cannot be walked to from the entrance",
-            level.rooms[i]
+            level.region_rooms[i].map_or("?".to_string(), |r| r.to_string())
         )),
         None => Ok(()),
     }
 }
 
-impl Level {
+impl Built {
     /// This level as the crate's one [`crate::Level`] shape (what writers and documents take).
-    pub fn into_level(self, flow: &str) -> crate::Level {
+    fn into_level(self, flow: &str) -> crate::Level {
         crate::Level {
             recipe: "gungeon".to_string(),
             seed: self.seed,
@@ -394,8 +401,6 @@ impl crate::Recipe for Generator {
     }
 
     fn generate(&self, seed: u64) -> Result<crate::Level, crate::RecipeError> {
-        let level = Generator::generate(self, seed)
-            .map_err(|e| crate::RecipeError::failed("gungeon", e))?;
-        Ok(level.into_level(&self.flow.template().name))
+        Generator::generate(self, seed).map_err(|e| crate::RecipeError::failed("gungeon", e))
     }
 }

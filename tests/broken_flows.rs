@@ -113,7 +113,16 @@ fn syntax_errors_carry_line_and_column() {
 #[test]
 fn a_missing_file_is_an_io_error() {
     let err = FlowTemplate::load("fixtures/flows/no_such_flow.ron").unwrap_err();
-    assert!(matches!(err, FlowError::Io { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            FlowError::Io {
+                kind: std::io::ErrorKind::NotFound,
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert!(err.to_string().contains("no_such_flow.ron"));
 }
 

@@ -374,6 +374,8 @@ pub enum FlowError {
     Io {
         /// The file.
         file: String,
+        /// The kind of failure (not found, permission denied, ...), for a program to act on.
+        kind: std::io::ErrorKind,
         /// What the system said.
         message: String,
     },
@@ -500,6 +502,7 @@ impl FlowTemplate {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| FlowError::Io {
             file: file.clone(),
+            kind: e.kind(),
             message: e.to_string(),
         })?;
         FlowTemplate::from_ron(&text, &file)

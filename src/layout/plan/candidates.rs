@@ -1,0 +1,288 @@
+//! Candidate positions of a room: the intersection of its placed neighbours' configuration
+//! spaces (exit gluing), in a seeded order.
+
+use super::*;
+
+impl Planner {
+    /// The shapes step `i` may use, in weighted random order.
+    pub(super) fn shape_order<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        st: &State,
+        i: usize,
+    ) -> Vec<u32> {
+        let room = self.steps[i].room;
+        let mut shapes = self.repeat_allowed(room, |r| st.placed[r].map(|(s, _)| s));
+        let corridor_room = self.problem.rooms[room].corridor;
+        // Templates already used (in this level, and in earlier ones of a run) weigh less.
+        let penalty = self.problem.recent_penalty;
+        if penalty > 0.0 && !corridor_room {
+            let mut uses = vec![0u32; self.problem.templates.len()];
+            for (r, p) in st.placed.iter().enumerate() {
+                if let Some((s, _)) = p
+                    && !self.problem.rooms[r].corridor
+                {
+                    uses[self.set.shapes[*s as usize].template] += 1;
+                }
+            }
+            for (s, w) in shapes.iter_mut() {
+                let t = self.set.shapes[*s as usize].template;
+                let n = f64::from(uses[t])
+                    + self
+                        .problem
+                        .earlier_uses
+                        .get(t)
+                        .copied()
+                        .unwrap_or(0.0)
+                        .max(0.0);
+                *w *= (1.0 - penalty * n).max(0.05);
+            }
+        }
+        // Weighted random order (exponential keys).
+        let mut keyed: Vec<(f64, u32)> = shapes
+            .iter()
+            .map(|&(s, w)| (-(1.0 - seed::unit(rng)).ln() / w, s))
+            .collect();
+        keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        keyed.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// Candidate placements of `shapes` for step `i`, best first: shuffled, cut to those that
+    /// can still be joined to the step's targets, and sorted by distance to them for a step
+    /// that pulls.
+    pub(super) fn candidates<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        st: &State,
+        i: usize,
+        shapes: &[u32],
+    ) -> Vec<Cand> {
+        let step = &self.steps[i];
+        let mut out: Vec<Cand> = Vec::new();
+        if i == 0 {
+            out.extend(shapes.iter().map(|&s| Cand {
+                shape: s,
+                pos: Point::default(),
+            }));
+            return out;
+        }
+        // Contact positions first, shuffled; positions that need a corridor after them,
+        // nearest first (short corridors route more often), and only a few of them.
+        let mut fallback: Vec<Cand> = Vec::new();
+        for &s in shapes {
+            let start = out.len();
+            self.positions(st, step, s, &mut out, &mut fallback);
+            seed::shuffle(rng, &mut out[start..]);
+        }
+        if !fallback.is_empty() {
+            // Partners reached by corridor, with the gap a corridor likes best.
+            let partners: Vec<(Rect, u32)> = step
+                .earlier
+                .iter()
+                .filter_map(|&(nb, e)| {
+                    let Edge::Link(l) = e else { return None };
+                    let (lo, _) = self.problem.links[l].realise.path_bounds()?;
+                    st.placed[nb].map(|(ns, np)| (self.rect_of(ns, np), lo + 2))
+                })
+                .collect();
+            let mut keyed: Vec<(u32, u64, Cand)> = fallback
+                .into_iter()
+                .map(|c| {
+                    let r = self.rect_of(c.shape, c.pos);
+                    let d: u32 = partners
+                        .iter()
+                        .map(|(a, ideal)| r.gap(a).abs_diff(*ideal))
+                        .sum();
+                    (d, rng.next_u64(), c)
+                })
+                .collect();
+            keyed.sort_unstable_by_key(|&(d, k, _)| (d, k));
+            out.extend(keyed.into_iter().take(FALLBACK_TRIES).map(|(_, _, c)| c));
+        }
+        if step.targets.is_empty() {
+            return out;
+        }
+        let targets: Vec<(Rect, u32, u32)> = step
+            .targets
+            .iter()
+            .filter_map(|&(t, reach, hops)| {
+                st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach, hops))
+            })
+            .collect();
+        let mut scored: Vec<(u32, Cand)> = Vec::with_capacity(out.len());
+        'cands: for c in out {
+            let rect = self.rect_of(c.shape, c.pos);
+            let mut score = 0;
+            for &(trect, reach, hops) in &targets {
+                let gap = rect.gap(&trect);
+                if gap > reach {
+                    continue 'cands;
+                }
+                if hops <= 3 {
+                    score += gap;
+                }
+            }
+            if step.pull {
+                score += 2 * seed::below(rng, 4) as u32;
+            }
+            scored.push((score, c));
+        }
+        if step.pull {
+            scored.sort_by_key(|&(s, _)| s);
+        }
+        scored.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// A frame for step `i`: a step that pulls gets every candidate at once (sorted); any other
+    /// gets one shape's candidates at a time.
+    pub(super) fn frame<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        st: &State,
+        i: usize,
+        corridors: usize,
+    ) -> Frame {
+        let shapes = self.shape_order(rng, st, i);
+        let (cands, shapes_left) = if self.steps[i].pull || i == 0 {
+            (self.candidates(rng, st, i, &shapes), Vec::new())
+        } else {
+            let mut rest = shapes;
+            rest.reverse();
+            let first = rest.pop().expect("rooms have shapes");
+            (self.candidates(rng, st, i, &[first]), rest)
+        };
+        Frame {
+            cands,
+            shapes_left,
+            next: 0,
+            failures: 0,
+            corridors,
+            extra: Vec::new(),
+            conflict: self.base_conflicts(i),
+        }
+    }
+
+    /// The sorted offsets (from the neighbour) at which shape `s` meets neighbour `nb` over
+    /// edge `e`, and the neighbour's position.
+    pub(super) fn offsets(&self, st: &State, s: u32, nb: usize, e: Edge) -> (&[Point], Point) {
+        let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
+        let list: &[Point] = match e {
+            Edge::Link(l) => self
+                .set
+                .spaces
+                .get(ns, s, 0, self.problem.links[l].from == nb)
+                .map_or(&[], |v| &v.offsets),
+            Edge::Via(k) => {
+                let v = self.via[k].expect("via");
+                self.compounds
+                    .get(ns, s, v.class, nb == v.a)
+                    .map_or(&[], |c| &c.offsets)
+            }
+        };
+        (list, np)
+    }
+
+    /// Positions in the first list that are also in all the others.
+    pub(super) fn meet(lists: &[(&[Point], Point)], out: &mut Vec<Point>) {
+        let Some((&(first, p0), rest)) = lists.split_first() else {
+            return;
+        };
+        for &o in first {
+            let p = o + p0;
+            if rest.iter().all(|&(l, q)| l.binary_search(&(p - q)).is_ok()) {
+                out.push(p);
+            }
+        }
+    }
+
+    /// Positions of shape `s` for a step: first those where every contact-capable link is
+    /// realised by contact, then those where the optional ones are left to corridors.
+    pub(super) fn positions(
+        &self,
+        st: &State,
+        step: &Step,
+        s: u32,
+        out: &mut Vec<Cand>,
+        fallback: &mut Vec<Cand>,
+    ) {
+        let links = &self.problem.links;
+        let kind = |e: Edge| match e {
+            Edge::Via(_) => 0,
+            Edge::Link(l) => match links[l].realise {
+                Realise::Contact => 0,
+                Realise::ContactOrPath { .. } => 1,
+                Realise::Path { .. } => 2,
+            },
+        };
+        let mut mandatory: Vec<(&[Point], Point)> = Vec::new();
+        let mut optional: Vec<(&[Point], Point)> = Vec::new();
+        let mut first_optional = None;
+        for &(nb, e) in &step.earlier {
+            match kind(e) {
+                0 => mandatory.push(self.offsets(st, s, nb, e)),
+                1 => {
+                    first_optional.get_or_insert((nb, e));
+                    optional.push(self.offsets(st, s, nb, e));
+                }
+                _ => {}
+            }
+        }
+        let mut pts: Vec<Point> = Vec::new();
+        if mandatory.is_empty() && optional.is_empty() {
+            // Only corridor links: stand off from the first neighbour's contact positions.
+            self.standoff(st, s, step.earlier[0], &mut pts);
+            fallback.extend(pts.into_iter().map(|pos| Cand { shape: s, pos }));
+            return;
+        }
+        let all: Vec<(&[Point], Point)> = mandatory.iter().chain(&optional).copied().collect();
+        Self::meet(&all, &mut pts);
+        out.extend(pts.iter().map(|&pos| Cand { shape: s, pos }));
+        if optional.is_empty() {
+            return;
+        }
+        let mut rest: Vec<Point> = Vec::new();
+        if mandatory.is_empty() {
+            // Contact positions with the optional neighbour failed: stand off for a corridor.
+            if let Some(first) = first_optional {
+                self.standoff(st, s, first, &mut rest);
+            }
+        } else {
+            Self::meet(&mandatory, &mut rest);
+            rest.retain(|p| pts.binary_search(p).is_err());
+        }
+        fallback.extend(rest.into_iter().map(|pos| Cand { shape: s, pos }));
+    }
+
+    /// Positions that leave room for a corridor to one neighbour: its contact positions moved
+    /// out through the door by a few corridor lengths.
+    pub(super) fn standoff(
+        &self,
+        st: &State,
+        s: u32,
+        (nb, e): (usize, Edge),
+        out: &mut Vec<Point>,
+    ) {
+        let Edge::Link(l) = e else { return };
+        let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
+        let (lo, hi) = self.problem.links[l]
+            .realise
+            .path_bounds()
+            .unwrap_or((4, 30));
+        let shape = &self.set.shapes[ns as usize];
+        if let Some(space) = self
+            .set
+            .spaces
+            .get(ns, s, 0, self.problem.links[l].from == nb)
+        {
+            for (o, d) in space.offsets.iter().zip(&space.doors) {
+                let f = shape.doors[d.0 as usize].facing.step();
+                for g in [lo.max(3), (lo + hi) / 3, (lo + hi) / 2] {
+                    let g = (g as i32).max(2);
+                    out.push(*o + np + Point::new(f.x * g, f.y * g));
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+}

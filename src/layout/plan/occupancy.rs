@@ -1,0 +1,423 @@
+//! Occupancy: what the placed rooms cover (an `rstar` broad phase and cell masks), minimum
+//! distance, and the shut-in tests that keep room for rooms still to come.
+
+use super::*;
+
+impl Planner {
+    pub(super) fn rect_of(&self, shape: u32, pos: Point) -> Rect {
+        let m = &self.set.shapes[shape as usize].mask;
+        Rect {
+            min: pos,
+            max: pos + Point::new(m.width, m.height),
+        }
+    }
+
+    pub(super) fn linked(&self, a: usize, b: usize) -> bool {
+        self.adj[a].iter().any(|&(nb, _)| nb == b)
+    }
+
+    pub(super) fn entry(&self, shape: u32, pos: Point, id: u32) -> Entry {
+        box_entry(self.rect_of(shape, pos), id)
+    }
+
+    /// Whether `room` with `shape` at `pos` collides with anything placed (or comes too close
+    /// to a room it is not linked to).
+    pub(super) fn collides(
+        &self,
+        st: &State,
+        room: usize,
+        shape_id: u32,
+        pos: Point,
+    ) -> Option<usize> {
+        let shape = &self.set.shapes[shape_id as usize];
+        let rect = self.rect_of(shape_id, pos);
+        let d = self.problem.min_distance as i32;
+        let env = AABB::from_corners(
+            [rect.min.x - d, rect.min.y - d],
+            [rect.max.x - 1 + d, rect.max.y - 1 + d],
+        );
+        let nrooms = st.placed.len() as u32;
+        for e in st.index.locate_in_envelope_intersecting(env) {
+            let id = e.data;
+            if id < nrooms {
+                let q = id as usize;
+                if q == room {
+                    continue;
+                }
+                let Some((qs, qp)) = st.placed[q] else {
+                    continue;
+                };
+                let other = &self.set.shapes[qs as usize];
+                if overlap(shape, pos, other, qp) {
+                    return Some(q);
+                }
+                if d > 0 && !self.linked(room, q) && outline_gap(shape, pos, other, qp) < d as u32 {
+                    return Some(q);
+                }
+            } else {
+                let cor = &st.corridors[(id - nrooms) as usize];
+                if cor
+                    .occupied
+                    .iter()
+                    .any(|&p| shape.mask.inside(p.x - pos.x, p.y - pos.y))
+                {
+                    return Some(cor.from_room);
+                }
+            }
+        }
+        None
+    }
+
+    /// Places candidate `c` for step `i` if it fits, with the corridor rooms and corridors its
+    /// edges need; returns the corridor rooms placed. Errors: the code (1 = it collides, 2 = a
+    /// corridor could not be routed) and the room it collided with, if one is known.
+    pub(super) fn try_place(
+        &self,
+        st: &mut State,
+        i: usize,
+        c: Cand,
+        keep: usize,
+    ) -> Result<Vec<usize>, (u8, Option<usize>)> {
+        let step = &self.steps[i];
+        let room = step.room;
+        if let Some(q) = self.collides(st, room, c.shape, c.pos) {
+            return Err((1, Some(q)));
+        }
+        // Which links need a corridor; which corridor rooms to place.
+        let mut routes: Vec<(usize, usize)> = Vec::new();
+        let mut vias: Vec<(usize, usize, usize)> = Vec::new();
+        for &(nb, e) in &step.earlier {
+            let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
+            match e {
+                Edge::Link(l) => {
+                    let link = self.problem.links[l];
+                    let contact = link.realise.contact_allowed()
+                        && self
+                            .touch(ns, c.shape, link.from == nb, c.pos - np)
+                            .is_some();
+                    match link.realise {
+                        Realise::Contact if !contact => return Err((1, None)),
+                        Realise::Contact => {}
+                        _ if contact => {}
+                        _ => routes.push((nb, l)),
+                    }
+                }
+                Edge::Via(k) => {
+                    let v = self.via[k].expect("via edges come from via rooms");
+                    let Some(comp) = self.compounds.get(ns, c.shape, v.class, nb == v.a) else {
+                        return Err((1, None));
+                    };
+                    let Ok(at) = comp.offsets.binary_search(&(c.pos - np)) else {
+                        return Err((1, None));
+                    };
+                    vias.push((k, nb, at));
+                }
+            }
+        }
+        st.placed[room] = Some((c.shape, c.pos));
+        st.index.insert(self.entry(c.shape, c.pos, room as u32));
+        let mut extra: Vec<usize> = Vec::new();
+        for (k, nb, at) in vias {
+            let v = self.via[k].expect("via");
+            let comp = self
+                .compounds
+                .get(
+                    st.placed[nb].expect("placed").0,
+                    c.shape,
+                    v.class,
+                    nb == v.a,
+                )
+                .expect("checked above");
+            let np = st.placed[nb].expect("placed").1;
+            let (lo, hi) = (comp.starts[at] as usize, comp.starts[at + 1] as usize);
+            let fit = comp.alts[lo..hi]
+                .iter()
+                .find(|&&(sc, o1)| self.collides(st, k, sc, np + o1).is_none())
+                .copied();
+            match fit {
+                Some((sc, o1)) => {
+                    st.placed[k] = Some((sc, np + o1));
+                    st.index.insert(self.entry(sc, np + o1, k as u32));
+                    extra.push(k);
+                }
+                None => {
+                    self.unplace(st, room, keep, &extra);
+                    return Err((1, None));
+                }
+            }
+        }
+        for (nb, l) in routes {
+            match corridor::route(self, st, l, room, nb) {
+                Some(cor) => st.push_corridor(cor),
+                None => {
+                    self.unplace(st, room, keep, &extra);
+                    return Err((2, None));
+                }
+            }
+        }
+        // An ear closed: the rooms it was to leave outside must still reach the outside.
+        if self.steps[i]
+            .keep_out
+            .iter()
+            .any(|&q| !self.reaches_out(st, q))
+        {
+            self.unplace(st, room, keep, &extra);
+            return Err((1, None));
+        }
+        // Forward check: no placed room near what was just placed may be left without a free
+        // spot for a neighbour it must still touch.
+        if self.big
+            && let Some(q) = self.shut_in(st, room, keep)
+        {
+            self.unplace(st, room, keep, &extra);
+            return Err((1, Some(q)));
+        }
+        Ok(extra)
+    }
+
+    /// Whether placed room `q` still has free cells beside it that lead [`OPEN_REACH`] cells
+    /// away from it (out of what is placed, or into a space big enough for what must still
+    /// hang off it): a flood fill over the cells round it.
+    pub(super) fn reaches_out(&self, st: &State, q: usize) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
+        let r = self.rect_of(qs, qp);
+        let min = Point::new(r.min.x - OPEN_REACH, r.min.y - OPEN_REACH);
+        let max = Point::new(r.max.x + OPEN_REACH, r.max.y + OPEN_REACH);
+        self.open_to_edge(st, q, min, max)
+    }
+
+    /// Whether the free cells round placed room `q` lead to the edge of the window from `min`
+    /// to `max` (exclusive), which must hold the room with a cell to spare on every side.
+    pub(super) fn open_to_edge(&self, st: &State, q: usize, min: Point, max: Point) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
+        let w = max.x - min.x;
+        let mut seen = corridor::solid_window(self, st, min, max);
+        let at = |x: i32, y: i32| ((y - min.y) * w + (x - min.x)) as usize;
+        // Start from the free cells just outside the room's mask.
+        let mask = &self.set.shapes[qs as usize].mask;
+        let mut stack: Vec<(i32, i32)> = Vec::new();
+        let steps = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+        for y in 0..mask.height {
+            for x in 0..mask.width {
+                if !mask.inside(x, y) {
+                    continue;
+                }
+                for (dx, dy) in steps {
+                    let (cx, cy) = (qp.x + x + dx, qp.y + y + dy);
+                    if !mask.inside(x + dx, y + dy) && !seen[at(cx, cy)] {
+                        seen[at(cx, cy)] = true;
+                        stack.push((cx, cy));
+                    }
+                }
+            }
+        }
+        while let Some((x, y)) = stack.pop() {
+            if x == min.x || y == min.y || x == max.x - 1 || y == max.y - 1 {
+                return true;
+            }
+            for (dx, dy) in steps {
+                let (nx, ny) = (x + dx, y + dy);
+                if !seen[at(nx, ny)] {
+                    seen[at(nx, ny)] = true;
+                    stack.push((nx, ny));
+                }
+            }
+        }
+        false
+    }
+
+    /// A placed room near `room` (or `room` itself, or near a corridor routed since `keep`)
+    /// that can no longer reach one of its unplaced neighbours (see `room_to_spare`).
+    pub(super) fn shut_in(&self, st: &mut State, room: usize, keep: usize) -> Option<usize> {
+        let nrooms = st.placed.len() as u32;
+        let (s, p) = st.placed[room]?;
+        let mut areas = vec![self.rect_of(s, p)];
+        areas.extend(st.corridors[keep..].iter().map(|c| c.rect));
+        let m = self.span;
+        let mut near: Vec<usize> = vec![room];
+        for r in areas {
+            let env = AABB::from_corners(
+                [r.min.x - m, r.min.y - m],
+                [r.max.x - 1 + m, r.max.y - 1 + m],
+            );
+            near.extend(
+                st.index
+                    .locate_in_envelope_intersecting(env)
+                    .filter(|e| e.data < nrooms)
+                    .map(|e| e.data as usize),
+            );
+        }
+        near.sort_unstable();
+        near.dedup();
+        near.into_iter().find(|&q| !self.room_to_spare(st, q))
+    }
+
+    /// Whether placed room `q` has a door link `l` may use with a free cell in front of it.
+    pub(super) fn free_door(&self, st: &State, q: usize, l: usize) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
+        let shape = &self.set.shapes[qs as usize];
+        let is_from = self.problem.links[l].from == q;
+        shape
+            .doors
+            .iter()
+            .filter(|d| d.kind.allows(is_from))
+            .any(|d| {
+                let c = corridor::outside_cell(d.a + qp, d.b + qp, d.facing);
+                let nrooms = st.placed.len();
+                !st.index.locate_all_at_point([c.x, c.y]).any(|e| {
+                    let id = e.data as usize;
+                    if id < nrooms {
+                        st.placed[id].is_some_and(|(s, p)| {
+                            self.set.shapes[s as usize]
+                                .mask
+                                .inside(c.x - p.x, c.y - p.y)
+                        })
+                    } else {
+                        st.corridors[id - nrooms].occupied.binary_search(&c).is_ok()
+                    }
+                })
+            })
+    }
+
+    /// Whether every unplaced neighbour of placed room `q` can still be reached: one that must
+    /// touch it has a free position beside it (the last one found for each link is tried
+    /// first); one a corridor may join has a door with a free cell in front of it.
+    pub(super) fn room_to_spare(&self, st: &mut State, q: usize) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
+        // What lies around `q` (rooms and corridor cells), gathered when first needed.
+        type Around = (Vec<(u32, Point)>, Vec<Point>);
+        let mut around: Option<Around> = None;
+        for &(u, l) in &self.adj[q] {
+            let link = self.problem.links[l];
+            if st.placed[u].is_some() || self.via[u].is_some() {
+                continue;
+            }
+            if link.realise != Realise::Contact {
+                // A corridor needs a door of `q` with a free cell in front of it.
+                if !self.free_door(st, q, l) {
+                    return false;
+                }
+                continue;
+            }
+            if let Some((us, at)) = st.witness[l]
+                && self.room_shapes[u].iter().any(|&(s, _)| s == us)
+                && self
+                    .set
+                    .spaces
+                    .get(qs, us, 0, link.from == q)
+                    .is_some_and(|sp| sp.offsets.binary_search(&(at - qp)).is_ok())
+                && self.collides(st, u, us, at).is_none()
+            {
+                continue;
+            }
+            let (rooms, cells) = around.get_or_insert_with(|| {
+                let qr = self.rect_of(qs, qp);
+                let m = self.span;
+                let env = AABB::from_corners(
+                    [qr.min.x - m, qr.min.y - m],
+                    [qr.max.x - 1 + m, qr.max.y - 1 + m],
+                );
+                let nrooms = st.placed.len() as u32;
+                let mut rooms: Vec<(u32, Point)> = Vec::new();
+                let mut cells: Vec<Point> = Vec::new();
+                for e in st.index.locate_in_envelope_intersecting(env) {
+                    if e.data < nrooms {
+                        rooms.extend(st.placed[e.data as usize]);
+                    } else {
+                        cells.extend(&st.corridors[(e.data - nrooms) as usize].occupied);
+                    }
+                }
+                (rooms, cells)
+            });
+            let found = self.room_shapes[u].iter().find_map(|&(us, _)| {
+                let sp = self.set.spaces.get(qs, us, 0, link.from == q)?;
+                let shape = &self.set.shapes[us as usize];
+                sp.offsets
+                    .iter()
+                    .find(|&&o| {
+                        let at = qp + o;
+                        !rooms
+                            .iter()
+                            .any(|&(os, op)| overlap(shape, at, &self.set.shapes[os as usize], op))
+                            && !cells
+                                .iter()
+                                .any(|&c| shape.mask.inside(c.x - at.x, c.y - at.y))
+                    })
+                    .map(|&o| (us, qp + o))
+            });
+            match found {
+                Some(w) => st.witness[l] = Some(w),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    pub(super) fn unplace(
+        &self,
+        st: &mut State,
+        room: usize,
+        keep_corridors: usize,
+        extra: &[usize],
+    ) {
+        let nrooms = st.placed.len() as u32;
+        while st.corridors.len() > keep_corridors {
+            let id = nrooms + st.corridors.len() as u32 - 1;
+            let cor = st.corridors.pop().expect("len checked");
+            st.index.remove(&box_entry(cor.rect, id));
+        }
+        for &k in extra.iter().chain(std::iter::once(&room)) {
+            if let Some((s, p)) = st.placed[k].take() {
+                st.index.remove(&self.entry(s, p, k as u32));
+            }
+        }
+    }
+
+    /// The shapes (with weights) `room` may take given the shapes other rooms have
+    /// (`shape_of`, `None` for a room without one): those its repeat modes allow, or all of
+    /// them if none is (the modes are soft). Corridor rooms ignore repeat modes, as in Edgar.
+    pub(crate) fn repeat_allowed(
+        &self,
+        room: usize,
+        shape_of: impl Fn(usize) -> Option<u32>,
+    ) -> Vec<(u32, f64)> {
+        let template_of = |r: usize| shape_of(r).map(|s| self.set.shapes[s as usize].template);
+        let used_here = |t: usize, neighbours_only: bool| {
+            if neighbours_only {
+                self.adj[room]
+                    .iter()
+                    .any(|&(nb, _)| template_of(nb) == Some(t))
+            } else {
+                (0..self.problem.rooms.len())
+                    .any(|r| !self.problem.rooms[r].corridor && template_of(r) == Some(t))
+            }
+        };
+        let corridor_room = self.problem.rooms[room].corridor;
+        let shapes: Vec<(u32, f64)> = self.room_shapes[room]
+            .iter()
+            .copied()
+            .filter(|&(s, _)| {
+                let t = self.set.shapes[s as usize].template;
+                corridor_room
+                    || match self.repeat[t] {
+                        RepeatMode::AllowRepeat => true,
+                        RepeatMode::NoImmediate => !used_here(t, true),
+                        RepeatMode::NoRepeat => !used_here(t, false),
+                    }
+            })
+            .collect();
+        if shapes.is_empty() {
+            self.room_shapes[room].clone()
+        } else {
+            shapes
+        }
+    }
+}

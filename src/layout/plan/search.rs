@@ -1,0 +1,412 @@
+//! The search: attempts under the retry policy, depth first with conflict-directed
+//! backjumping, and the record of where a failed search got deepest.
+
+use super::*;
+
+impl Planner {
+    /// Lays the rooms out for a seed.
+    pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
+        let start = std::time::Instant::now();
+        let ms = match self.problem.budget.retry {
+            RetryPolicy::Millis(ms) => Some(ms),
+            RetryPolicy::Attempts(_) => None,
+        };
+        let after = |ms: u64| start + std::time::Duration::from_millis(ms);
+        let mut before = 0;
+        if let Some(parts) = &self.parts {
+            // The parts get the first half of a time budget, the room-by-room search the rest.
+            match self.assemble(seed, parts, ms.map(|ms| after(ms / 2))) {
+                Ok(layout) => return Ok(layout),
+                // The parts did not fit together (or one could not be laid out with its
+                // stand-ins): room by room, with a budget of its own.
+                Err(LayoutError::NoLayout { attempts, .. }) => before = attempts,
+                Err(e) => return Err(e),
+            }
+        }
+        match self.solve(seed, ms.map(after)) {
+            Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
+            Err(mut e) => {
+                if let LayoutError::NoLayout {
+                    attempts,
+                    constraint,
+                    ..
+                } = &mut e
+                {
+                    *attempts += before;
+                    if let Some(hint) = self.enclosure_hint() {
+                        constraint.push_str("; ");
+                        constraint.push_str(&hint);
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Why the level may need a hole, if it does: the first group of loops that no drawing
+    /// leaves with every room that has rooms hanging off it outside (see
+    /// [`crate::graph::enclosures`]).
+    pub(super) fn enclosure_hint(&self) -> Option<String> {
+        let groups = crate::graph::enclosure_groups(&self.adj, self.problem.links.len());
+        let g = groups.first()?;
+        let names = |rooms: &[usize], most: usize| {
+            let mut text = rooms
+                .iter()
+                .take(most)
+                .map(|&r| format!("`{}`", self.problem.rooms[r].name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if rooms.len() > most {
+                text.push_str(&format!(" and {} more", rooms.len() - most));
+            }
+            text
+        };
+        let count: usize = g
+            .hanging
+            .iter()
+            .filter(|h| g.inside.contains(&h.0))
+            .map(|h| h.1)
+            .sum();
+        Some(format!(
+            "the graph needs a hole, which loops closed tight do not leave: no drawing of the \
+             loops of {} has every room with rooms hanging off it on the outside, so a loop \
+             must enclose {} and the {} room{} hanging off {}",
+            names(&g.rooms, 6),
+            names(&g.inside, 3),
+            count,
+            if count == 1 { "" } else { "s" },
+            if g.inside.len() == 1 { "it" } else { "them" },
+        ))
+    }
+
+    /// Whether the retry policy allows another attempt after `attempt` attempts: under
+    /// [`RetryPolicy::Millis`], the first attempt always, then until `deadline`.
+    pub(super) fn attempts_left(&self, attempt: u32, deadline: Option<std::time::Instant>) -> bool {
+        match self.problem.budget.retry {
+            RetryPolicy::Attempts(k) => attempt < k.max(1),
+            RetryPolicy::Millis(_) => {
+                attempt == 0 || deadline.is_none_or(|d| std::time::Instant::now() < d)
+            }
+        }
+    }
+
+    /// The room-by-room search: the placed rooms and corridors, and the attempts it took.
+    pub(super) fn search(
+        &self,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<(State, u32), LayoutError> {
+        self.search_recording(seed, deadline, None)
+    }
+
+    /// Where [`Planner::layout`] gets stuck for `seed`: `None` if it lays the level out, else
+    /// the rooms its room-by-room search had placed at its deepest point over all attempts,
+    /// and the room it could not place next. The search runs again under the same budget (a
+    /// big level's parts are not shown: the picture is of the room-by-room search they fall
+    /// back on), so under an attempt budget the same seed gives the same picture; it costs up
+    /// to twice a failed layout.
+    ///
+    /// ```
+    /// use levelplan::layout::{
+    ///     DoorMode, DoorSpec, LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate,
+    /// };
+    /// // A room with one door cannot touch two rooms.
+    /// let mut closet = RoomTemplate::rectangle("closet", 5, 5, 1);
+    /// closet.doors = DoorMode::Manual(vec![DoorSpec {
+    ///     from: [2, 0],
+    ///     to: [3, 0],
+    ///     kind: Default::default(),
+    ///     socket: None,
+    /// }]);
+    /// let mut problem =
+    ///     LayoutProblem::new(vec![closet, RoomTemplate::rectangle("room", 6, 6, 1)]);
+    /// problem.rooms.push(RoomSpec::new("closet", vec![0]));
+    /// for name in ["east", "west"] {
+    ///     problem.rooms.push(RoomSpec::new(name, vec![1]));
+    /// }
+    /// problem.links.push(LinkSpec::new(0, 1, Realise::Contact));
+    /// problem.links.push(LinkSpec::new(0, 2, Realise::Contact));
+    /// problem.budget.retry = levelplan::layout::RetryPolicy::Attempts(2);
+    /// let planner = Planner::new(problem).unwrap();
+    /// assert!(planner.layout(1).is_err());
+    /// let stuck = planner.deepest(1).unwrap();
+    /// assert_eq!(stuck.placed(), 2);
+    /// assert_eq!(stuck.stuck_next_to, ["closet"]);
+    /// print!("{}", stuck.to_ascii());
+    /// ```
+    pub fn deepest(&self, seed: u64) -> Option<PartialLayout> {
+        if self.layout(seed).is_ok() {
+            return None;
+        }
+        let deadline = match self.problem.budget.retry {
+            RetryPolicy::Millis(ms) => {
+                Some(std::time::Instant::now() + std::time::Duration::from_millis(ms))
+            }
+            RetryPolicy::Attempts(_) => None,
+        };
+        let mut rec = Deepest::default();
+        if self
+            .search_recording(seed, deadline, Some(&mut rec))
+            .is_ok()
+        {
+            return None;
+        }
+        let stuck = rec.next;
+        let name = |r: usize| self.problem.rooms[r].name.clone();
+        Some(PartialLayout {
+            rooms: (0..self.problem.rooms.len())
+                .map(|r| {
+                    rec.placed
+                        .get(r)
+                        .copied()
+                        .flatten()
+                        .map(|(s, p)| self.placed_room(r, s, p))
+                })
+                .collect(),
+            corridors: rec
+                .corridors
+                .iter()
+                .map(|c| (c.link, c.cells.clone()))
+                .collect(),
+            stuck: name(stuck),
+            stuck_next_to: self.adj[stuck]
+                .iter()
+                .map(|&(nb, _)| nb)
+                .filter(|&nb| rec.placed.get(nb).copied().flatten().is_some())
+                .map(name)
+                .collect(),
+        })
+    }
+
+    /// [`Planner::search`], recording its deepest state in `record` if given.
+    pub(super) fn search_recording(
+        &self,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+        mut record: Option<&mut Deepest>,
+    ) -> Result<(State, u32), LayoutError> {
+        let mut rng = seed::stream(seed, "layout");
+        let n = self.problem.rooms.len();
+        let mut failures = vec![0u32; n];
+        let mut reasons: Vec<u8> = vec![0; n];
+        let mut attempt = 0u32;
+        let mut carry: Option<Box<Resume>> = None;
+        let (mut best_depth, mut back) = (0usize, 2usize);
+        loop {
+            if !self.attempts_left(attempt, deadline) {
+                break;
+            }
+            attempt += 1;
+            match self.attempt(
+                &mut rng,
+                &mut failures,
+                &mut reasons,
+                carry.take(),
+                record.as_deref_mut(),
+            ) {
+                Ok(state) => return Ok((state, attempt)),
+                // Out of steps: the next attempt keeps the rooms placed well before the
+                // deepest point this one reached, and cuts back further each time it gets no
+                // deeper; from scratch once the cut reaches the first room.
+                Err(Some(mut resume)) => {
+                    let deepest = resume.cut;
+                    if deepest > best_depth {
+                        (best_depth, back) = (deepest, 2);
+                    } else {
+                        back *= 2;
+                    }
+                    let cut = deepest.saturating_sub(back).min(resume.frames.len() - 1);
+                    if cut > 0 && self.big {
+                        resume.cut = cut;
+                        carry = Some(resume);
+                    } else {
+                        (best_depth, back) = (0, 2);
+                    }
+                }
+                Err(None) => (best_depth, back) = (0, 2),
+            }
+        }
+        let worst = (0..n).max_by_key(|&r| (failures[r], n - r)).unwrap_or(0);
+        let step = self.steps.iter().find(|s| s.room == worst);
+        let nbs: Vec<String> = step
+            .map(|s| {
+                s.earlier
+                    .iter()
+                    .map(|&(nb, _)| format!("`{}`", self.problem.rooms[nb].name))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let constraint = match reasons[worst] {
+            2 => format!(
+                "no corridor of the allowed length could be routed from `{}`",
+                self.problem.rooms[worst].name
+            ),
+            _ if nbs.len() >= 2 => format!(
+                "no free position for `{}` touching {} at once",
+                self.problem.rooms[worst].name,
+                nbs.join(" and ")
+            ),
+            _ => format!(
+                "no free position for `{}` next to {}",
+                self.problem.rooms[worst].name,
+                nbs.first().cloned().unwrap_or_else(|| "the start".into())
+            ),
+        };
+        Err(LayoutError::NoLayout {
+            attempts: attempt,
+            room: self.problem.rooms[worst].name.clone(),
+            composite: self.composite_of[worst].clone(),
+            failures: failures[worst],
+            constraint,
+        })
+    }
+
+    /// The steps a step's candidates depend on: its placed neighbours and its targets.
+    pub(super) fn base_conflicts(&self, i: usize) -> Vec<usize> {
+        let step = &self.steps[i];
+        let mut c: Vec<usize> = step
+            .earlier
+            .iter()
+            .map(|&(nb, _)| self.step_of[nb])
+            .chain(step.targets.iter().map(|&(t, _, _)| self.step_of[t]))
+            .filter(|&j| j < i)
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    /// One attempt: depth first over the room order with conflict-directed backjumping (a room
+    /// with no position left sends the search back to the latest room among those its
+    /// candidates depended on or collided with).
+    pub(super) fn attempt<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        failures: &mut [u32],
+        reasons: &mut [u8],
+        resume: Option<Box<Resume>>,
+        mut record: Option<&mut Deepest>,
+    ) -> Result<State, Option<Box<Resume>>> {
+        let n = self.steps.len();
+        let budget = self.problem.budget;
+        let (mut frames, mut st, from) = match resume.map(|r| *r) {
+            Some(Resume {
+                mut frames,
+                mut state,
+                cut,
+            }) => {
+                // Undo everything from step `cut` on; that step starts over with fresh
+                // candidates.
+                while frames.len() > cut {
+                    let k = frames.len() - 1;
+                    let f = frames.pop().expect("len checked");
+                    self.unplace(&mut state, self.steps[k].room, f.corridors, &f.extra);
+                }
+                let corridors = state.corridors.len();
+                frames.push(self.frame(rng, &state, cut, corridors));
+                (frames, state, cut)
+            }
+            None => {
+                let st = State {
+                    placed: vec![None; self.problem.rooms.len()],
+                    index: RTree::new(),
+                    corridors: Vec::new(),
+                    witness: vec![None; self.problem.links.len()],
+                };
+                let mut frames: Vec<Frame> = Vec::with_capacity(n);
+                frames.push(self.frame(rng, &st, 0, 0));
+                (frames, st, 0)
+            }
+        };
+        let mut steps_left = u64::from(budget.steps_per_room) * (n - from) as u64;
+        let mut deepest = frames.len();
+        loop {
+            if let Some(rec) = record.as_deref_mut()
+                && frames.len() > rec.depth
+            {
+                rec.depth = frames.len();
+                rec.placed.clone_from(&st.placed);
+                rec.corridors.clone_from(&st.corridors);
+                rec.next = self.steps[frames.len() - 1].room;
+            }
+            deepest = deepest.max(frames.len());
+            let i = frames.len() - 1;
+            let room = self.steps[i].room;
+            let mut placed = false;
+            {
+                let f = &mut frames[i];
+                loop {
+                    if f.next == f.cands.len() {
+                        let Some(s) = f.shapes_left.pop() else { break };
+                        f.cands = self.candidates(rng, &st, i, &[s]);
+                        f.next = 0;
+                        continue;
+                    }
+                    if f.failures > budget.failures_per_room {
+                        break;
+                    }
+                    if steps_left == 0 {
+                        failures[room] += 1;
+                        return Err(Some(Box::new(Resume {
+                            frames,
+                            state: st,
+                            cut: deepest - 1,
+                        })));
+                    }
+                    steps_left -= 1;
+                    let c = f.cands[f.next];
+                    f.next += 1;
+                    match self.try_place(&mut st, i, c, f.corridors) {
+                        Ok(extra) => {
+                            f.extra = extra;
+                            placed = true;
+                            break;
+                        }
+                        Err((reason, culprit)) => {
+                            reasons[room] = reasons[room].max(reason);
+                            let j = match culprit {
+                                Some(q) => self.step_of[q],
+                                None if reason == 2 => i.saturating_sub(1),
+                                None => usize::MAX,
+                            };
+                            if j < i && !f.conflict.contains(&j) {
+                                f.conflict.push(j);
+                            }
+                        }
+                    }
+                }
+            }
+            if placed {
+                if i + 1 == n {
+                    return Ok(st);
+                }
+                let before = st.corridors.len();
+                let frame = self.frame(rng, &st, i + 1, before);
+                frames.push(frame);
+                continue;
+            }
+            failures[room] += 1;
+            let dead = frames.pop().expect("a frame is open");
+            if i == 0 {
+                return Err(None);
+            }
+            // Jump back to the latest step in the conflict set.
+            let target = dead.conflict.iter().copied().max().unwrap_or(i - 1);
+            while frames.len() > target + 1 {
+                let k = frames.len() - 1;
+                let f = frames.pop().expect("len checked");
+                self.unplace(&mut st, self.steps[k].room, f.corridors, &f.extra);
+            }
+            let prev = self.steps[target].room;
+            let f = &mut frames[target];
+            let extra = std::mem::take(&mut f.extra);
+            self.unplace(&mut st, prev, f.corridors, &extra);
+            f.failures += 1;
+            for j in dead.conflict {
+                if j < target && !f.conflict.contains(&j) {
+                    f.conflict.push(j);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! The shape set (compiled templates and their turns) and configuration spaces: where a
+//! shape may touch another with two doors meeting, and the compound spaces through corridor
+//! rooms.
+
+use super::*;
+
+impl Planner {
+    /// The (placed shape, new shape, placed is `from`) pairs the problem's links need.
+    pub(super) fn needed_spaces(&self) -> Vec<(u32, u32, bool)> {
+        let mut need: Vec<(u32, u32, bool)> = Vec::new();
+        for l in &self.problem.links {
+            for &(sf, _) in &self.room_shapes[l.from] {
+                for &(st, _) in &self.room_shapes[l.to] {
+                    need.push((sf, st, true));
+                    need.push((st, sf, false));
+                }
+            }
+        }
+        need.sort_unstable();
+        need.dedup();
+        need
+    }
+
+    pub(super) fn build_compounds(&mut self) {
+        let mut cneed: Vec<(u32, u32, u32, bool)> = Vec::new();
+        for step in &self.steps {
+            for &(nb, e) in &step.earlier {
+                if let Edge::Via(k) = e {
+                    let v = self.via[k].expect("via edges come from via rooms");
+                    for &(sp, _) in &self.room_shapes[nb] {
+                        for &(sn, _) in &self.room_shapes[step.room] {
+                            cneed.push((sp, sn, v.class, nb == v.a));
+                        }
+                    }
+                }
+            }
+        }
+        cneed.sort_unstable();
+        cneed.dedup();
+        self.compounds = Dense::new(
+            if cneed.is_empty() {
+                0
+            } else {
+                self.set.shapes.len()
+            },
+            self.classes.len(),
+        );
+        for key in cneed {
+            let c = self.compound(key);
+            self.compounds.insert(key.0, key.1, key.2, key.3, c);
+        }
+    }
+
+    /// Offsets of the new room from the placed one through a corridor of class `class`.
+    pub(super) fn compound(&self, (sp, sn, class, placed_is_a): (u32, u32, u32, bool)) -> Compound {
+        let (cshapes, a_from, k_from) = &self.classes[class as usize];
+        let (f1, f2) = if placed_is_a {
+            (*a_from, *k_from)
+        } else {
+            (!*k_from, !*a_from)
+        };
+        let mut all: Vec<(Point, u32, Point)> = Vec::new();
+        for &sc in cshapes {
+            let own1;
+            let s1 = match self.set.spaces.get(sp, sc, 0, f1) {
+                Some(x) => x,
+                None => {
+                    own1 = self.set.space(sp, sc, f1);
+                    &own1
+                }
+            };
+            let own2;
+            let s2 = match self.set.spaces.get(sc, sn, 0, f2) {
+                Some(x) => x,
+                None => {
+                    own2 = self.set.space(sc, sn, f2);
+                    &own2
+                }
+            };
+            for &o1 in &s1.offsets {
+                for &o2 in &s2.offsets {
+                    all.push((o1 + o2, sc, o1));
+                }
+            }
+        }
+        all.sort_unstable();
+        all.dedup();
+        let (p, q) = (&self.set.shapes[sp as usize], &self.set.shapes[sn as usize]);
+        let d = self.problem.min_distance;
+        let mut out = Compound::default();
+        let mut i = 0;
+        while i < all.len() {
+            let mut j = i;
+            while j < all.len() && all[j].0 == all[i].0 {
+                j += 1;
+            }
+            let o = all[i].0;
+            let fine = !overlap(p, Point::default(), q, o)
+                && (d == 0 || outline_gap(p, Point::default(), q, o) >= d);
+            if fine {
+                out.offsets.push(o);
+                out.starts.push(out.alts.len() as u32);
+                out.alts.extend(all[i..j].iter().map(|&(_, c, o1)| (c, o1)));
+            }
+            i = j;
+        }
+        out.starts.push(out.alts.len() as u32);
+        out
+    }
+
+    /// The two doors that meet when `new` is at `offset` from `placed`.
+    pub(super) fn touch(
+        &self,
+        placed: u32,
+        new: u32,
+        placed_is_from: bool,
+        offset: Point,
+    ) -> Option<(u16, u16)> {
+        let s = self.set.spaces.get(placed, new, 0, placed_is_from)?;
+        s.offsets.binary_search(&offset).ok().map(|i| s.doors[i])
+    }
+}
+
+/// Per transformation (in `Transform::ALL`'s order), the shape a shape turns into and the
+/// corner it lands at (see `ShapeSet::turn_table`).
+pub(super) type Turned = [Option<(u32, Point)>; 8];
+
+/// Room templates compiled under their transformations into shapes, with the configuration
+/// spaces between pairs of shapes: every offset at which one shape touches another with two
+/// doors meeting. Built once per template list and shared by planners
+/// ([`Planner::with_shapes`]).
+#[derive(Debug, Clone)]
+pub struct ShapeSet {
+    pub(super) names: Vec<String>,
+    /// Per shape, per transformation (in `Transform::ALL`'s order): the shape of the same
+    /// template it turns into, and where that shape's box corner lands relative to the
+    /// turned position (see `assemble`); filled when first needed.
+    pub(super) turns: std::sync::OnceLock<Vec<Turned>>,
+    pub(super) shapes: Vec<Shape>,
+    pub(super) template_shapes: Vec<Vec<u32>>,
+    pub(super) spaces: Dense<Space>,
+    pub(super) complete: bool,
+}
+
+impl ShapeSet {
+    /// Compiles `templates` and computes the configuration space of every pair of shapes.
+    ///
+    /// # Complexity
+    /// `O(S^2 D^2)` for `S` shapes with `D` door positions each.
+    pub fn new(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
+        let mut set = ShapeSet::compile(templates)?;
+        let n = set.shapes.len() as u32;
+        for a in 0..n {
+            for b in 0..n {
+                for f in [false, true] {
+                    let space = set.space(a, b, f);
+                    set.spaces.insert(a, b, 0, f, space);
+                }
+            }
+        }
+        set.complete = true;
+        Ok(set)
+    }
+
+    /// Number of distinct shapes.
+    pub fn shape_count(&self) -> usize {
+        self.shapes.len()
+    }
+
+    pub(super) fn compile(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
+        let mut shapes: Vec<Shape> = Vec::new();
+        let mut template_shapes: Vec<Vec<u32>> = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        for (i, t) in templates.iter().enumerate() {
+            if !names.insert(t.name.as_str()) {
+                return Err(LayoutError::DuplicateTemplate {
+                    name: t.name.clone(),
+                });
+            }
+            let compiled = t.compile(i)?;
+            let mut ids = Vec::new();
+            for s in compiled {
+                ids.push(shapes.len() as u32);
+                shapes.push(s);
+            }
+            template_shapes.push(ids);
+        }
+        Ok(ShapeSet {
+            names: templates.iter().map(|t| t.name.clone()).collect(),
+            turns: std::sync::OnceLock::new(),
+            spaces: Dense::new(shapes.len(), 1),
+            shapes,
+            template_shapes,
+            complete: false,
+        })
+    }
+
+    /// Every offset at which shape `new` touches shape `placed` with two doors meeting.
+    pub(super) fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
+        let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
+        let mut all: Vec<(Point, u16, u16)> = Vec::new();
+        for (i, dp) in p.doors.iter().enumerate() {
+            if !dp.kind.allows(placed_is_from) {
+                continue;
+            }
+            for (j, dq) in q.doors.iter().enumerate() {
+                if dq.facing != dp.facing.opposite()
+                    || dq.len() != dp.len()
+                    || !dq.kind.allows(!placed_is_from)
+                {
+                    continue;
+                }
+                if let (Some(a), Some(b)) = (&dp.socket, &dq.socket)
+                    && a != b
+                {
+                    continue;
+                }
+                all.push((dp.a - dq.a, i as u16, j as u16));
+            }
+        }
+        all.sort_unstable();
+        let mut out = Space::default();
+        let mut i = 0;
+        while i < all.len() {
+            let mut j = i;
+            while j < all.len() && all[j].0 == all[i].0 {
+                j += 1;
+            }
+            // Of several door pairs at one offset, the middle one.
+            let t = all[i + (j - i) / 2];
+            if !overlap(p, Point::default(), q, t.0) {
+                out.offsets.push(t.0);
+                out.doors.push((t.1, t.2));
+            }
+            i = j;
+        }
+        out
+    }
+}
+
+/// The box where two shapes' boxes at two positions meet (min x, min y, max x, max y; max
+/// exclusive), if they do.
+pub(super) fn shared_box(
+    a: &Shape,
+    pa: Point,
+    b: &Shape,
+    pb: Point,
+) -> Option<(i32, i32, i32, i32)> {
+    let (ma, mb) = (&a.mask, &b.mask);
+    let x0 = pa.x.max(pb.x);
+    let y0 = pa.y.max(pb.y);
+    let x1 = (pa.x + ma.width).min(pb.x + mb.width);
+    let y1 = (pa.y + ma.height).min(pb.y + mb.height);
+    (x0 < x1 && y0 < y1).then_some((x0, y0, x1, y1))
+}

@@ -472,6 +472,65 @@ fn simplify(points: &[Point]) -> Result<Vec<Point>, OutlineProblem> {
     Ok(out)
 }
 
+/// The box where two masks' boxes at two positions meet (min x, min y, max x, max y; max
+/// exclusive), if they do.
+pub(crate) fn shared_box(a: &Mask, pa: Point, b: &Mask, pb: Point) -> Option<(i32, i32, i32, i32)> {
+    let x0 = pa.x.max(pb.x);
+    let y0 = pa.y.max(pb.y);
+    let x1 = (pa.x + a.width).min(pb.x + b.width);
+    let y1 = (pa.y + a.height).min(pb.y + b.height);
+    (x0 < x1 && y0 < y1).then_some((x0, y0, x1, y1))
+}
+
+/// Whether two masks at two positions share a cell.
+pub(crate) fn overlap(a: &Mask, pa: Point, b: &Mask, pb: Point) -> bool {
+    let Some((x0, y0, x1, y1)) = shared_box(a, pa, b, pb) else {
+        return false;
+    };
+    if a.is_rect && b.is_rect {
+        return true;
+    }
+    for y in y0..y1 {
+        for x in x0..x1 {
+            if a.inside(x - pa.x, y - pa.y) && b.inside(x - pb.x, y - pb.y) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// How many cells two masks at two positions share.
+pub(crate) fn overlap_area(a: &Mask, pa: Point, b: &Mask, pb: Point) -> u64 {
+    let Some((x0, y0, x1, y1)) = shared_box(a, pa, b, pb) else {
+        return 0;
+    };
+    if a.is_rect && b.is_rect {
+        return ((x1 - x0) * (y1 - y0)) as u64;
+    }
+    let mut n = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            n += u64::from(a.inside(x - pa.x, y - pa.y) && b.inside(x - pb.x, y - pb.y));
+        }
+    }
+    n
+}
+
+/// Smallest Manhattan distance between the outlines of two placed masks.
+pub(crate) fn outline_gap(a: &Mask, pa: Point, b: &Mask, pb: Point) -> u32 {
+    let mut best = u32::MAX;
+    for sa in &a.sides {
+        for sb in &b.sides {
+            best = best.min(segment_gap(sa.a + pa, sa.b + pa, sb.a + pb, sb.b + pb));
+            if best == 0 {
+                return 0;
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{AABB, RTree};
 
 use super::corridor::{self, Corridor};
-use super::geom::{Point, Rect, segment_gap};
+use super::geom::{Point, Rect};
 use super::template::{RepeatMode, RoomTemplate, Shape};
 use super::verify;
 use super::{
@@ -35,7 +35,7 @@ mod search;
 mod shapes;
 
 pub use shapes::ShapeSet;
-use shapes::{Turned, shared_box};
+use shapes::Turned;
 
 /// How far from a room its free cells must lead to count as open space for what must still
 /// hang off it (more than the biggest room of most levels).
@@ -451,51 +451,17 @@ impl Planner {
     }
 }
 
-/// Whether two shapes at two positions share a cell.
+/// Whether two shapes at two positions share a cell (see [`geom::overlap`]).
 pub(crate) fn overlap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> bool {
-    let Some((x0, y0, x1, y1)) = shared_box(a, pa, b, pb) else {
-        return false;
-    };
-    if a.mask.is_rect && b.mask.is_rect {
-        return true;
-    }
-    for y in y0..y1 {
-        for x in x0..x1 {
-            if a.mask.inside(x - pa.x, y - pa.y) && b.mask.inside(x - pb.x, y - pb.y) {
-                return true;
-            }
-        }
-    }
-    false
+    super::geom::overlap(&a.mask, pa, &b.mask, pb)
 }
 
 /// How many cells two shapes at two positions share.
 pub(crate) fn overlap_area(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u64 {
-    let Some((x0, y0, x1, y1)) = shared_box(a, pa, b, pb) else {
-        return 0;
-    };
-    if a.mask.is_rect && b.mask.is_rect {
-        return ((x1 - x0) * (y1 - y0)) as u64;
-    }
-    let mut n = 0;
-    for y in y0..y1 {
-        for x in x0..x1 {
-            n += u64::from(a.mask.inside(x - pa.x, y - pa.y) && b.mask.inside(x - pb.x, y - pb.y));
-        }
-    }
-    n
+    super::geom::overlap_area(&a.mask, pa, &b.mask, pb)
 }
 
 /// Smallest Manhattan distance between the outlines of two placed shapes.
 pub(crate) fn outline_gap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u32 {
-    let mut best = u32::MAX;
-    for sa in &a.mask.sides {
-        for sb in &b.mask.sides {
-            best = best.min(segment_gap(sa.a + pa, sa.b + pa, sb.a + pb, sb.b + pb));
-            if best == 0 {
-                return 0;
-            }
-        }
-    }
-    best
+    super::geom::outline_gap(&a.mask, pa, &b.mask, pb)
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::corridor::outside_cell;
 use super::geom::{Mask, Point, min_corner};
-use super::plan::{outline_gap, overlap};
+use super::geom::{outline_gap, overlap};
 use super::template::Shape;
 use super::{Layout, LayoutProblem, Segment};
 
@@ -131,11 +131,11 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
         for j in (i + 1)..n {
             let (a, pa) = (&shapes[i].0, shapes[i].1);
             let (b, pb) = (&shapes[j].0, shapes[j].1);
-            if overlap(a, pa, b, pb) {
+            if overlap(&a.mask, pa, &b.mask, pb) {
                 return Err(Violation::Overlap(name(i), name(j)));
             }
             if problem.min_distance > 0 && !linked[i].contains(&j) {
-                let g = outline_gap(a, pa, b, pb);
+                let g = outline_gap(&a.mask, pa, &b.mask, pb);
                 if g < problem.min_distance {
                     return Err(Violation::Distance {
                         a: name(i),

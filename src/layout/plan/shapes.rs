@@ -237,19 +237,3 @@ impl ShapeSet {
         out
     }
 }
-
-/// The box where two shapes' boxes at two positions meet (min x, min y, max x, max y; max
-/// exclusive), if they do.
-pub(super) fn shared_box(
-    a: &Shape,
-    pa: Point,
-    b: &Shape,
-    pb: Point,
-) -> Option<(i32, i32, i32, i32)> {
-    let (ma, mb) = (&a.mask, &b.mask);
-    let x0 = pa.x.max(pb.x);
-    let y0 = pa.y.max(pb.y);
-    let x1 = (pa.x + ma.width).min(pb.x + mb.width);
-    let y1 = (pa.y + ma.height).min(pb.y + mb.height);
-    (x0 < x1 && y0 < y1).then_some((x0, y0, x1, y1))
-}

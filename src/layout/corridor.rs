@@ -3,12 +3,23 @@
 //! A* with a penalty for turns.
 
 use pathfinding::directed::astar::astar;
-use rstar::AABB;
 
-use super::Segment;
 use super::geom::{Dir, Point, Rect};
-use super::plan::{Planner, State};
 use super::template::Shape;
+use super::{LinkSpec, Segment};
+
+/// What a corridor is routed round: the rooms and corridors placed so far. The planner's
+/// search state implements it; the router needs nothing else of the planner.
+pub(crate) trait Occupancy {
+    /// Whether a placed room covers cell `p`.
+    fn room_at(&self, p: Point) -> bool;
+    /// The cells of the window from `min` (included) to `max` (excluded) that rooms or
+    /// corridor paths cover, row by row.
+    fn solid_window(&self, min: Point, max: Point) -> Vec<bool>;
+}
+
+/// One end of a corridor: the room's index, its shape and where it is placed.
+pub(crate) type End<'a> = (usize, &'a Shape, Point);
 
 /// A routed corridor.
 #[derive(Debug, Clone)]
@@ -39,31 +50,20 @@ pub fn outside_cell(a: Point, b: Point, facing: Dir) -> Point {
 /// Extra cells searched around the two ends.
 const PAD: i32 = 8;
 
+/// A corridor for link `link` (`spec`) from `room` to `nb`, round what `occ` holds.
 pub(crate) fn route(
-    planner: &Planner,
-    st: &State,
-    link: usize,
-    room: usize,
-    nb: usize,
+    occ: &impl Occupancy,
+    (link, spec): (usize, LinkSpec),
+    (room, shape_a, pa): End,
+    (nb, shape_b, pb): End,
 ) -> Option<Corridor> {
-    let spec = planner.problem().links[link];
     let (lo, hi) = match spec.realise {
         super::Realise::Contact => return None,
         super::Realise::Path { min, max } | super::Realise::ContactOrPath { min, max } => {
             (min, max)
         }
     };
-    let (sa, pa) = st.placed[room]?;
-    let (sb, pb) = st.placed[nb]?;
-    let (shape_a, shape_b) = (planner.shape(sa), planner.shape(sb));
-    let occupied_by_room = |p: Point| -> bool {
-        st.index.locate_all_at_point([p.x, p.y]).any(|e| {
-            match st.placed.get(e.data as usize).copied().flatten() {
-                Some((s, q)) => planner.shape(s).mask.inside(p.x - q.x, p.y - q.y),
-                None => true,
-            }
-        })
-    };
+    let occupied_by_room = |p: Point| occ.room_at(p);
     let ends = |shape: &Shape, pos: Point, is_from: bool| -> Vec<(usize, Point)> {
         shape
             .doors
@@ -101,7 +101,7 @@ pub(crate) fn route(
         let (da, db) = (&shape_a.doors[i], &shape_b.doors[j]);
         let oa = outside_cell(da.a + pa, da.b + pa, da.facing);
         let ob = outside_cell(db.a + pb, db.b + pb, db.facing);
-        let Some(cells) = search(planner, st, oa, da.facing, ob, db.facing, hi) else {
+        let Some(cells) = search(occ, oa, da.facing, ob, db.facing, hi) else {
             continue;
         };
         let len = cells.len() as u32;
@@ -150,44 +150,9 @@ pub(crate) fn route(
     None
 }
 
-/// The cells of the window from `min` (included) to `max` (excluded) that rooms or corridor
-/// paths cover, row by row.
-pub(crate) fn solid_window(planner: &Planner, st: &State, min: Point, max: Point) -> Vec<bool> {
-    let (w, h) = (max.x - min.x, max.y - min.y);
-    let mut solid = vec![false; (w * h) as usize];
-    let env = AABB::from_corners([min.x, min.y], [max.x - 1, max.y - 1]);
-    let nrooms = st.placed.len() as u32;
-    let mut mark = |p: Point| {
-        if p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y {
-            solid[((p.y - min.y) * w + (p.x - min.x)) as usize] = true;
-        }
-    };
-    for e in st.index.locate_in_envelope_intersecting(env) {
-        if e.data < nrooms {
-            let Some((s, q)) = st.placed[e.data as usize] else {
-                continue;
-            };
-            let m = &planner.shape(s).mask;
-            for y in q.y.max(min.y)..(q.y + m.height).min(max.y) {
-                for x in q.x.max(min.x)..(q.x + m.width).min(max.x) {
-                    if m.inside(x - q.x, y - q.y) {
-                        mark(Point::new(x, y));
-                    }
-                }
-            }
-        } else {
-            for &c in &st.corridors[(e.data - nrooms) as usize].cells {
-                mark(c);
-            }
-        }
-    }
-    solid
-}
-
 /// A* from the cell outside one door to the cell outside the other.
 fn search(
-    planner: &Planner,
-    st: &State,
+    occ: &impl Occupancy,
     oa: Point,
     fa: Dir,
     ob: Point,
@@ -200,7 +165,7 @@ fn search(
     let min = Point::new(oa.x.min(ob.x) - PAD, oa.y.min(ob.y) - PAD);
     let max = Point::new(oa.x.max(ob.x) + PAD + 1, oa.y.max(ob.y) + PAD + 1);
     let (w, h) = (max.x - min.x, max.y - min.y);
-    let solid = solid_window(planner, st, min, max);
+    let solid = occ.solid_window(min, max);
     let solid_at = |p: Point| -> bool {
         p.x < min.x
             || p.y < min.y

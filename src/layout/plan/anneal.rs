@@ -18,7 +18,6 @@ use rand::Rng;
 use rstar::RTree;
 
 use super::super::LayoutError;
-use super::super::corridor;
 use super::super::geom::{Point, Rect};
 use super::{Entry, Planner, State};
 use crate::seed;
@@ -503,7 +502,7 @@ impl<'a> Run<'a> {
             {
                 continue;
             }
-            match corridor::route(p, &st, l, b, a) {
+            match p.route(&st, l, b, a) {
                 Some(cor) => st.push_corridor(cor),
                 None => failed.push(l),
             }

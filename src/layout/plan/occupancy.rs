@@ -147,7 +147,7 @@ impl Planner {
             }
         }
         for (nb, l) in routes {
-            match corridor::route(self, st, l, room, nb) {
+            match self.route(st, l, room, nb) {
                 Some(cor) => st.push_corridor(cor),
                 None => {
                     self.unplace(st, room, keep, &extra);
@@ -195,7 +195,7 @@ impl Planner {
             return true;
         };
         let w = max.x - min.x;
-        let mut seen = corridor::solid_window(self, st, min, max);
+        let mut seen = corridor::Occupancy::solid_window(&Placed { planner: self, st }, min, max);
         let at = |x: i32, y: i32| ((y - min.y) * w + (x - min.x)) as usize;
         // Start from the free cells just outside the room's mask.
         let mask = &self.set.shapes[qs as usize].mask;
@@ -419,5 +419,75 @@ impl Planner {
         } else {
             shapes
         }
+    }
+}
+
+/// The placed rooms and corridors of a search state, as the corridor router sees them.
+pub(super) struct Placed<'a> {
+    pub(super) planner: &'a Planner,
+    pub(super) st: &'a State,
+}
+
+impl corridor::Occupancy for Placed<'_> {
+    fn room_at(&self, p: Point) -> bool {
+        self.st.index.locate_all_at_point([p.x, p.y]).any(|e| {
+            match self.st.placed.get(e.data as usize).copied().flatten() {
+                Some((s, q)) => self.planner.shape(s).mask.inside(p.x - q.x, p.y - q.y),
+                None => true,
+            }
+        })
+    }
+
+    fn solid_window(&self, min: Point, max: Point) -> Vec<bool> {
+        let st = self.st;
+        let (w, h) = (max.x - min.x, max.y - min.y);
+        let mut solid = vec![false; (w * h) as usize];
+        let env = AABB::from_corners([min.x, min.y], [max.x - 1, max.y - 1]);
+        let nrooms = st.placed.len() as u32;
+        let mut mark = |p: Point| {
+            if p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y {
+                solid[((p.y - min.y) * w + (p.x - min.x)) as usize] = true;
+            }
+        };
+        for e in st.index.locate_in_envelope_intersecting(env) {
+            if e.data < nrooms {
+                let Some((s, q)) = st.placed[e.data as usize] else {
+                    continue;
+                };
+                let m = &self.planner.shape(s).mask;
+                for y in q.y.max(min.y)..(q.y + m.height).min(max.y) {
+                    for x in q.x.max(min.x)..(q.x + m.width).min(max.x) {
+                        if m.inside(x - q.x, y - q.y) {
+                            mark(Point::new(x, y));
+                        }
+                    }
+                }
+            } else {
+                for &c in &st.corridors[(e.data - nrooms) as usize].cells {
+                    mark(c);
+                }
+            }
+        }
+        solid
+    }
+}
+
+impl Planner {
+    /// A corridor for link `l` from `room` to `nb`, both placed in `st`.
+    pub(super) fn route(
+        &self,
+        st: &State,
+        l: usize,
+        room: usize,
+        nb: usize,
+    ) -> Option<corridor::Corridor> {
+        let (sa, pa) = st.placed[room]?;
+        let (sb, pb) = st.placed[nb]?;
+        corridor::route(
+            &Placed { planner: self, st },
+            (l, self.problem.links[l]),
+            (room, self.shape(sa), pa),
+            (nb, self.shape(sb), pb),
+        )
     }
 }

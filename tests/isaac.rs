@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use levelplan::recipes::isaac::{Floor, IsaacParams, Shape, generate};
+use levelplan::recipes::isaac::{Floor, IsaacParams, RoomShape, generate};
 use levelplan::{LinkKind, RoomId, RoomKind};
 use proptest::prelude::*;
 
@@ -51,7 +51,7 @@ proptest! {
         prop_assert_eq!(&start.kind, &RoomKind::Entrance);
         // Without the secret room the plan is a tree, unless large rooms closed a loop.
         let non_secret_links = f.graph.links().filter(|(.., l)| l.kind != LinkKind::Secret).count();
-        let has_large = f.rooms.iter().any(|r| r.shape != Shape::Single);
+        let has_large = f.rooms.iter().any(|r| r.shape != RoomShape::Single);
         if !has_large {
             prop_assert_eq!(non_secret_links, f.rooms.len() - 2);
         }
@@ -119,7 +119,11 @@ fn large_rooms_appear_and_can_make_loops() {
     let (mut large, mut loops, mut large_boss) = (0, 0, 0);
     for seed in 0..300 {
         let f = generate(6, seed, &params).unwrap();
-        large += f.rooms.iter().filter(|r| r.shape != Shape::Single).count();
+        large += f
+            .rooms
+            .iter()
+            .filter(|r| r.shape != RoomShape::Single)
+            .count();
         let non_secret = f
             .graph
             .links()
@@ -130,7 +134,7 @@ fn large_rooms_appear_and_can_make_loops() {
         }
         if f.rooms
             .iter()
-            .any(|r| r.kind == RoomKind::Boss && r.shape != Shape::Single)
+            .any(|r| r.kind == RoomKind::Boss && r.shape != RoomShape::Single)
         {
             large_boss += 1;
         }

@@ -27,9 +27,9 @@ use crate::tiles::{Tile, TileMap};
 /// Tiles per grid cell: 13 x 7 floor inside a one-tile wall.
 pub const ROOM_TILES: (usize, usize) = (15, 9);
 
-/// A grid direction.
+/// A direction on the floor grid (named apart from `layout::geom::Dir`, the layout layer's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Dir {
+pub enum GridDir {
     /// Towards row 0.
     Up,
     /// Away from row 0.
@@ -40,27 +40,27 @@ pub enum Dir {
     Right,
 }
 
-impl Dir {
+impl GridDir {
     /// The four directions in the order growth tries them (the original's -10, +10, -1, +1).
-    pub const ALL: [Dir; 4] = [Dir::Up, Dir::Down, Dir::Left, Dir::Right];
+    pub const ALL: [GridDir; 4] = [GridDir::Up, GridDir::Down, GridDir::Left, GridDir::Right];
 
     /// The cell offset of one step.
     pub fn delta(self) -> (i32, i32) {
         match self {
-            Dir::Up => (0, -1),
-            Dir::Down => (0, 1),
-            Dir::Left => (-1, 0),
-            Dir::Right => (1, 0),
+            GridDir::Up => (0, -1),
+            GridDir::Down => (0, 1),
+            GridDir::Left => (-1, 0),
+            GridDir::Right => (1, 0),
         }
     }
 
     /// The opposite direction.
-    pub fn opposite(self) -> Dir {
+    pub fn opposite(self) -> GridDir {
         match self {
-            Dir::Up => Dir::Down,
-            Dir::Down => Dir::Up,
-            Dir::Left => Dir::Right,
-            Dir::Right => Dir::Left,
+            GridDir::Up => GridDir::Down,
+            GridDir::Down => GridDir::Up,
+            GridDir::Left => GridDir::Right,
+            GridDir::Right => GridDir::Left,
         }
     }
 }
@@ -69,14 +69,14 @@ impl Dir {
 /// the original's `10 * y + x` numbering).
 pub type Cell = (i32, i32);
 
-fn step(c: Cell, d: Dir) -> Cell {
+fn step(c: Cell, d: GridDir) -> Cell {
     let (dx, dy) = d.delta();
     (c.0 + dx, c.1 + dy)
 }
 
 /// The shape of a room: a single cell or one of Rebirth's eleven large shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Shape {
+pub enum RoomShape {
     /// One cell, doors on all four sides.
     Single,
     /// One cell, doors only left and right.
@@ -103,56 +103,60 @@ pub enum Shape {
     LNoBottomRight,
 }
 
-impl Shape {
+impl RoomShape {
     /// The eleven large shapes.
-    pub const LARGE: [Shape; 11] = [
-        Shape::NarrowH,
-        Shape::NarrowV,
-        Shape::Wide,
-        Shape::Tall,
-        Shape::NarrowWide,
-        Shape::NarrowTall,
-        Shape::Big,
-        Shape::LNoTopLeft,
-        Shape::LNoTopRight,
-        Shape::LNoBottomLeft,
-        Shape::LNoBottomRight,
+    pub const LARGE: [RoomShape; 11] = [
+        RoomShape::NarrowH,
+        RoomShape::NarrowV,
+        RoomShape::Wide,
+        RoomShape::Tall,
+        RoomShape::NarrowWide,
+        RoomShape::NarrowTall,
+        RoomShape::Big,
+        RoomShape::LNoTopLeft,
+        RoomShape::LNoTopRight,
+        RoomShape::LNoBottomLeft,
+        RoomShape::LNoBottomRight,
     ];
 
     /// The shape's cells as offsets from the top-left of its bounding box.
     pub fn cells(self) -> &'static [Cell] {
         match self {
-            Shape::Single | Shape::NarrowH | Shape::NarrowV => &[(0, 0)],
-            Shape::Wide | Shape::NarrowWide => &[(0, 0), (1, 0)],
-            Shape::Tall | Shape::NarrowTall => &[(0, 0), (0, 1)],
-            Shape::Big => &[(0, 0), (1, 0), (0, 1), (1, 1)],
-            Shape::LNoTopLeft => &[(1, 0), (0, 1), (1, 1)],
-            Shape::LNoTopRight => &[(0, 0), (0, 1), (1, 1)],
-            Shape::LNoBottomLeft => &[(0, 0), (1, 0), (1, 1)],
-            Shape::LNoBottomRight => &[(0, 0), (1, 0), (0, 1)],
+            RoomShape::Single | RoomShape::NarrowH | RoomShape::NarrowV => &[(0, 0)],
+            RoomShape::Wide | RoomShape::NarrowWide => &[(0, 0), (1, 0)],
+            RoomShape::Tall | RoomShape::NarrowTall => &[(0, 0), (0, 1)],
+            RoomShape::Big => &[(0, 0), (1, 0), (0, 1), (1, 1)],
+            RoomShape::LNoTopLeft => &[(1, 0), (0, 1), (1, 1)],
+            RoomShape::LNoTopRight => &[(0, 0), (0, 1), (1, 1)],
+            RoomShape::LNoBottomLeft => &[(0, 0), (1, 0), (1, 1)],
+            RoomShape::LNoBottomRight => &[(0, 0), (1, 0), (0, 1)],
         }
     }
 
     /// Whether a door may leave cell `offset` of the shape in direction `dir` (the side must be
     /// on the shape's outline; narrow shapes have doors only at their ends).
-    pub fn has_exit(self, offset: Cell, dir: Dir) -> bool {
+    pub fn has_exit(self, offset: Cell, dir: GridDir) -> bool {
         let cells = self.cells();
         if !cells.contains(&offset) || cells.contains(&step(offset, dir)) {
             return false;
         }
         match self {
-            Shape::NarrowH | Shape::NarrowWide => matches!(dir, Dir::Left | Dir::Right),
-            Shape::NarrowV | Shape::NarrowTall => matches!(dir, Dir::Up | Dir::Down),
+            RoomShape::NarrowH | RoomShape::NarrowWide => {
+                matches!(dir, GridDir::Left | GridDir::Right)
+            }
+            RoomShape::NarrowV | RoomShape::NarrowTall => {
+                matches!(dir, GridDir::Up | GridDir::Down)
+            }
             _ => true,
         }
     }
 
     /// Every door slot of the shape, as `(cell offset, direction)`, cell by cell in the order of
-    /// [`cells`](Self::cells), directions in [`Dir::ALL`] order.
-    pub fn exits(self) -> Vec<(Cell, Dir)> {
+    /// [`cells`](Self::cells), directions in [`GridDir::ALL`] order.
+    pub fn exits(self) -> Vec<(Cell, GridDir)> {
         self.cells()
             .iter()
-            .flat_map(|&c| Dir::ALL.into_iter().map(move |d| (c, d)))
+            .flat_map(|&c| GridDir::ALL.into_iter().map(move |d| (c, d)))
             .filter(|&(c, d)| self.has_exit(c, d))
             .collect()
     }
@@ -330,7 +334,7 @@ pub struct FloorRoom {
     /// The room's id in [`Floor::graph`].
     pub id: RoomId,
     /// Its shape.
-    pub shape: Shape,
+    pub shape: RoomShape,
     /// The top-left of its shape's bounding box.
     pub anchor: Cell,
     /// Its cells.
@@ -396,16 +400,16 @@ impl Floor {
         for r in &self.rooms {
             for &(x, y) in &r.cells {
                 canvas[(2 * y + 1) as usize][(2 * x - 1) as usize] = glyph(r);
-                for d in [Dir::Right, Dir::Down] {
+                for d in [GridDir::Right, GridDir::Down] {
                     let n = step((x, y), d);
                     let (cx, cy) = match d {
-                        Dir::Right => (2 * x, 2 * y + 1),
+                        GridDir::Right => (2 * x, 2 * y + 1),
                         _ => (2 * x - 1, 2 * y + 2),
                     };
                     let mark = if r.cells.contains(&n) {
-                        Some(if d == Dir::Right { '=' } else { '"' })
+                        Some(if d == GridDir::Right { '=' } else { '"' })
                     } else if self.door_between((x, y), d) {
-                        Some(if d == Dir::Right { '-' } else { '|' })
+                        Some(if d == GridDir::Right { '-' } else { '|' })
                     } else {
                         None
                     };
@@ -457,19 +461,19 @@ impl Floor {
             // Cells of one room open into each other (and the middle of a 2 x 2 room).
             for &c in &r.cells {
                 let (ox, oy) = origin(c);
-                if r.cells.contains(&step(c, Dir::Right)) {
+                if r.cells.contains(&step(c, GridDir::Right)) {
                     for ty in 1..rh - 1 {
                         map.put(ox + rw - 1, oy + ty, Tile::Floor, region);
                         map.put(ox + rw, oy + ty, Tile::Floor, region);
                     }
                 }
-                if r.cells.contains(&step(c, Dir::Down)) {
+                if r.cells.contains(&step(c, GridDir::Down)) {
                     for tx in 1..rw - 1 {
                         map.put(ox + tx, oy + rh - 1, Tile::Floor, region);
                         map.put(ox + tx, oy + rh, Tile::Floor, region);
                     }
                 }
-                let square = [Dir::Right, Dir::Down]
+                let square = [GridDir::Right, GridDir::Down]
                     .iter()
                     .all(|&d| r.cells.contains(&step(c, d)))
                     && r.cells.contains(&(c.0 + 1, c.1 + 1));
@@ -483,7 +487,7 @@ impl Floor {
         // Doors in the middle of shared sides.
         for r in &self.rooms {
             for &c in &r.cells {
-                for d in [Dir::Right, Dir::Down] {
+                for d in [GridDir::Right, GridDir::Down] {
                     if !self.door_between(c, d) {
                         continue;
                     }
@@ -492,7 +496,7 @@ impl Floor {
                     let tile = if secret { Tile::SecretDoor } else { Tile::Door };
                     let (ox, oy) = origin(c);
                     let (a, b) = match d {
-                        Dir::Right => ((ox + rw - 1, oy + rh / 2), (ox + rw, oy + rh / 2)),
+                        GridDir::Right => ((ox + rw - 1, oy + rh / 2), (ox + rw, oy + rh / 2)),
                         _ => ((ox + rw / 2, oy + rh - 1), (ox + rw / 2, oy + rh)),
                     };
                     map.put(a.0, a.1, tile, Some(r.id.0));
@@ -503,7 +507,7 @@ impl Floor {
         map
     }
 
-    fn door_between(&self, cell: Cell, dir: Dir) -> bool {
+    fn door_between(&self, cell: Cell, dir: GridDir) -> bool {
         let (Some(a), Some(b)) = (self.room_at(cell), self.room_at(step(cell, dir))) else {
             return false;
         };
@@ -511,7 +515,7 @@ impl Floor {
     }
 }
 
-fn door_fits(room: &FloorRoom, cell: Cell, dir: Dir) -> bool {
+fn door_fits(room: &FloorRoom, cell: Cell, dir: GridDir) -> bool {
     let offset = (cell.0 - room.anchor.0, cell.1 - room.anchor.1);
     room.shape.has_exit(offset, dir)
 }
@@ -550,11 +554,11 @@ pub enum IsaacError {
 
 /// A room under construction.
 struct Plan {
-    shape: Shape,
+    shape: RoomShape,
     anchor: Cell,
     kind: RoomKind,
     /// The room it grew from, and the door: (parent index, parent cell, direction).
-    parent: Option<(usize, Cell, Dir)>,
+    parent: Option<(usize, Cell, GridDir)>,
 }
 
 impl Plan {
@@ -595,7 +599,7 @@ impl Grid<'_> {
 
     /// Occupied cells next to `c`.
     fn neighbours(&self, c: Cell) -> usize {
-        Dir::ALL
+        GridDir::ALL
             .iter()
             .filter(|&&d| self.at(step(c, d)).is_some())
             .count()
@@ -605,7 +609,7 @@ impl Grid<'_> {
     fn neighbour_rooms(&self, c: Cell) -> ([usize; 4], usize) {
         let mut v = [usize::MAX; 4];
         let mut n = 0;
-        for d in Dir::ALL {
+        for d in GridDir::ALL {
             if let Some(r) = self.at(step(c, d)) {
                 if !v[..n].contains(&r) {
                     v[n] = r;
@@ -628,7 +632,7 @@ impl Grid<'_> {
     }
 
     /// Whether room `r` has a door slot on cell `c` towards `d`.
-    fn has_exit(&self, r: usize, c: Cell, d: Dir) -> bool {
+    fn has_exit(&self, r: usize, c: Cell, d: GridDir) -> bool {
         let p = &self.rooms[r];
         p.shape.has_exit((c.0 - p.anchor.0, c.1 - p.anchor.1), d)
     }
@@ -757,12 +761,12 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
         rooms: Vec::new(),
     };
     let start = grid.place(Plan {
-        shape: Shape::Single,
+        shape: RoomShape::Single,
         anchor: params.start,
         kind: RoomKind::Entrance,
         parent: None,
     });
-    let mut pool: Vec<Shape> = Shape::LARGE.to_vec();
+    let mut pool: Vec<RoomShape> = RoomShape::LARGE.to_vec();
     let mut queue = VecDeque::from([start]);
     let mut dead_ends = Vec::new();
     let mut requeues = 0;
@@ -774,7 +778,7 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
         let slots = shape
             .cells()
             .iter()
-            .flat_map(|&c| Dir::ALL.map(|d| (c, d)))
+            .flat_map(|&c| GridDir::ALL.map(|d| (c, d)))
             .filter(|&(c, d)| shape.has_exit(c, d))
             .map(|((dx, dy), d)| ((anchor.0 + dx, anchor.1 + dy), d));
         for (cell, dir) in slots {
@@ -792,7 +796,7 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
                 None
             };
             let plan = plan.unwrap_or(Plan {
-                shape: Shape::Single,
+                shape: RoomShape::Single,
                 anchor: target,
                 kind: RoomKind::Normal,
                 parent: Some((r, cell, dir)),
@@ -808,7 +812,7 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
         // blocked by the neighbour rule would only spin: it draws no coin, so skipping it
         // changes nothing).
         let start_can_grow = || {
-            Dir::ALL.iter().any(|&d| {
+            GridDir::ALL.iter().any(|&d| {
                 let t = step(params.start, d);
                 grid.free(t) && grid.neighbours(t) <= 1
             })
@@ -830,7 +834,7 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
             match scored_cell(&grid, rng, &dead, 3) {
                 Some((cell, _, _)) => {
                     grid.place(Plan {
-                        shape: Shape::Single,
+                        shape: RoomShape::Single,
                         anchor: cell,
                         kind: RoomKind::Normal,
                         parent: None,
@@ -854,7 +858,7 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
     let start_cell = params.start;
     let touches_start = grid.rooms[boss]
         .cells()
-        .any(|c| Dir::ALL.iter().any(|&d| step(c, d) == start_cell));
+        .any(|c| GridDir::ALL.iter().any(|&d| step(c, d) == start_cell));
     if touches_start {
         return Err("the boss room is next to the start".into());
     }
@@ -867,9 +871,9 @@ fn attempt_floor<'p, R: Rng + ?Sized>(
 fn large_plan<R: Rng + ?Sized>(
     grid: &Grid<'_>,
     rng: &mut R,
-    pool: &mut Vec<Shape>,
+    pool: &mut Vec<RoomShape>,
     target: Cell,
-    dir: Dir,
+    dir: GridDir,
     parent: (usize, Cell),
 ) -> Option<Plan> {
     let mut order: Vec<usize> = (0..pool.len()).collect();
@@ -927,7 +931,7 @@ fn scored_cell<R: Rng + ?Sized>(
             }
             let (around, count) = grid.neighbour_rooms(c);
             let fits = around[..count].iter().all(|r| !dead_ends.contains(r))
-                && Dir::ALL.iter().all(|&d| {
+                && GridDir::ALL.iter().all(|&d| {
                     let n = step(c, d);
                     grid.at(n).is_none_or(|r| grid.has_exit(r, n, d.opposite()))
                 });
@@ -978,7 +982,7 @@ fn finish<R: Rng + ?Sized>(
         let cells: Vec<Cell> = grid.rooms[boss].cells().collect();
         let spot = cells
             .iter()
-            .flat_map(|&c| Dir::ALL.map(|d| (c, d)))
+            .flat_map(|&c| GridDir::ALL.map(|d| (c, d)))
             .find(|&(c, d)| {
                 let n = step(c, d);
                 let (around, count) = grid.neighbour_rooms(n);
@@ -988,7 +992,7 @@ fn finish<R: Rng + ?Sized>(
             return Err("there is no room for the second boss room".into());
         };
         let i = grid.place(Plan {
-            shape: Shape::Single,
+            shape: RoomShape::Single,
             anchor: step(c, d),
             kind: RoomKind::Boss,
             parent: Some((boss, c, d)),
@@ -1000,7 +1004,9 @@ fn finish<R: Rng + ?Sized>(
     let mut free: Vec<usize> = dead_ends
         .iter()
         .copied()
-        .filter(|&r| grid.rooms[r].kind == RoomKind::Normal && grid.rooms[r].shape == Shape::Single)
+        .filter(|&r| {
+            grid.rooms[r].kind == RoomKind::Normal && grid.rooms[r].shape == RoomShape::Single
+        })
         .collect();
     if params.labyrinth {
         let dist = room_distances(grid);
@@ -1040,7 +1046,7 @@ fn finish<R: Rng + ?Sized>(
         return Err("there is no cell for the secret room".into());
     };
     grid.place(Plan {
-        shape: Shape::Single,
+        shape: RoomShape::Single,
         anchor: cell,
         kind: RoomKind::Secret,
         parent: None,
@@ -1053,7 +1059,7 @@ fn door_count(grid: &Grid<'_>, r: usize) -> usize {
     let cells: Vec<Cell> = grid.rooms[r].cells().collect();
     cells
         .iter()
-        .flat_map(|&c| Dir::ALL.map(|d| (c, d)))
+        .flat_map(|&c| GridDir::ALL.map(|d| (c, d)))
         .filter(|&(c, d)| {
             let n = step(c, d);
             grid.at(n).is_some_and(|o| {
@@ -1072,7 +1078,7 @@ fn room_distances(grid: &Grid<'_>) -> Vec<u32> {
     while let Some(r) = queue.pop_front() {
         let cells: Vec<Cell> = grid.rooms[r].cells().collect();
         for c in cells {
-            for d in Dir::ALL {
+            for d in GridDir::ALL {
                 let nc = step(c, d);
                 if let Some(o) = grid.at(nc) {
                     if o != r
@@ -1101,17 +1107,17 @@ fn large_boss<R: Rng + ?Sized>(grid: &mut Grid<'_>, rng: &mut R, dead_ends: &[us
         dead_ends
             .iter()
             .copied()
-            .filter(|&r| r != boss && dist[r] == far && grid.rooms[r].shape == Shape::Single),
+            .filter(|&r| r != boss && dist[r] == far && grid.rooms[r].shape == RoomShape::Single),
     );
     for r in candidates {
-        if grid.rooms[r].shape != Shape::Single {
+        if grid.rooms[r].shape != RoomShape::Single {
             continue;
         }
         let Some((parent, pcell, dir)) = grid.rooms[r].parent else {
             continue;
         };
         let cell = grid.rooms[r].anchor;
-        let mut shapes = [Shape::Big, Shape::Wide, Shape::Tall];
+        let mut shapes = [RoomShape::Big, RoomShape::Wide, RoomShape::Tall];
         seed::shuffle(rng, &mut shapes);
         for shape in shapes {
             for &off in shape.cells() {
@@ -1127,7 +1133,7 @@ fn large_boss<R: Rng + ?Sized>(grid: &mut Grid<'_>, rng: &mut R, dead_ends: &[us
                 // Every new cell is free and touches no room but this one.
                 let fits = new.iter().filter(|&&c| c != cell).all(|&c| {
                     grid.free(c)
-                        && Dir::ALL.iter().all(|&d| {
+                        && GridDir::ALL.iter().all(|&d| {
                             let n = step(c, d);
                             new.contains(&n) || grid.at(n).is_none()
                         })
@@ -1185,7 +1191,7 @@ fn build_floor<R: Rng + ?Sized>(
         .collect();
     // Doors: every pair of neighbouring cells of different rooms with door slots on both
     // sides; the link a room grew through is its tree link.
-    let mut seen: BTreeSet<(usize, usize, Cell, Dir)> = BTreeSet::new();
+    let mut seen: BTreeSet<(usize, usize, Cell, GridDir)> = BTreeSet::new();
     for (i, p) in grid.rooms.iter().enumerate() {
         if let Some((parent, cell, dir)) = p.parent {
             let kind = link_kind(p);
@@ -1195,7 +1201,7 @@ fn build_floor<R: Rng + ?Sized>(
     }
     for (i, p) in grid.rooms.iter().enumerate() {
         for c in p.cells() {
-            for d in [Dir::Right, Dir::Down, Dir::Left, Dir::Up] {
+            for d in [GridDir::Right, GridDir::Down, GridDir::Left, GridDir::Up] {
                 let n = step(c, d);
                 let Some(o) = grid.at(n) else { continue };
                 if o == i || !grid.has_exit(i, c, d) || !grid.has_exit(o, n, d.opposite()) {

@@ -178,7 +178,8 @@ pub struct SpecialRoom {
 }
 
 impl SpecialRoom {
-    fn new(kind: RoomKind, chance: f64) -> SpecialRoom {
+    /// A special room of `kind` appearing with `chance`, on any level, whatever the flags.
+    pub fn new(kind: RoomKind, chance: f64) -> SpecialRoom {
         SpecialRoom {
             kind,
             chance,
@@ -193,29 +194,37 @@ impl SpecialRoom {
     }
 }
 
-/// The default special-room table: a treasure room and a shop on every floor, then rooms that
-/// depend on chance and on the caller's flags (a sacrifice room 1 time in 7, 1 in 3 when the
-/// player is at full health; a library 1 in 5; an arcade half the time when the player has
-/// coins; a curse room 1 in 2 once a devil deal was taken).
+/// The default special-room table (`fixtures/isaac/special_rooms.ron`): a treasure room and a
+/// shop on every floor, then rooms that depend on chance and on the caller's flags (a sacrifice
+/// room 1 time in 7, 1 in 3 when the player is at full health; a library 1 in 5; an arcade half
+/// the time when the player has coins; a curse room 1 in 2 once a devil deal was taken).
 pub fn default_special_rooms() -> Vec<SpecialRoom> {
-    vec![
-        SpecialRoom::new(RoomKind::Reward, 1.0),
-        SpecialRoom::new(RoomKind::Shop, 1.0),
-        SpecialRoom {
-            chance_if: Some(("full_health".into(), 1.0 / 3.0)),
-            ..SpecialRoom::new(RoomKind::Custom("sacrifice".into()), 1.0 / 7.0)
-        },
-        SpecialRoom::new(RoomKind::Custom("library".into()), 0.2),
-        SpecialRoom {
-            requires: Some("has_coins".into()),
-            min_level: 2,
-            ..SpecialRoom::new(RoomKind::Custom("arcade".into()), 0.5)
-        },
-        SpecialRoom {
-            requires: Some("devil_deal_taken".into()),
-            ..SpecialRoom::new(RoomKind::Custom("curse".into()), 0.5)
-        },
-    ]
+    special_rooms_from_ron(
+        include_str!("../../fixtures/isaac/special_rooms.ron"),
+        "fixtures/isaac/special_rooms.ron",
+    )
+    .expect("the built-in special-room table is valid")
+}
+
+/// Reads a special-room table from RON text (a list, as `fixtures/isaac/special_rooms.ron`);
+/// `file` names it in errors.
+///
+/// # Examples
+/// ```
+/// use levelplan::recipes::isaac::special_rooms_from_ron;
+/// let table = special_rooms_from_ron(
+///     "[(kind: Reward, chance: 1.0, chance_if: None, requires: None, min_level: 1)]",
+///     "mine.ron",
+/// )?;
+/// assert_eq!(table.len(), 1);
+/// assert!(special_rooms_from_ron("[(kind: Reward)]", "mine.ron").is_err());
+/// # Ok::<(), levelplan::recipes::isaac::IsaacError>(())
+/// ```
+pub fn special_rooms_from_ron(text: &str, file: &str) -> Result<Vec<SpecialRoom>, IsaacError> {
+    crate::data::from_ron(text, false).map_err(|e| IsaacError::SpecialRooms {
+        file: file.to_string(),
+        message: format!("{}:{}: {}", e.line, e.column, e.message),
+    })
 }
 
 /// Pools of room designs by difficulty.
@@ -548,6 +557,14 @@ pub enum IsaacError {
         /// The file.
         file: String,
         /// What the parser said.
+        message: String,
+    },
+    /// A special-room table that could not be read.
+    #[error("{file}: cannot read the special-room table: {message}")]
+    SpecialRooms {
+        /// The file.
+        file: String,
+        /// What the parser said (line, column, what is wrong).
         message: String,
     },
 }

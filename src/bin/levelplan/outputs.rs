@@ -171,24 +171,18 @@ pub(crate) fn diablo_stage(
     seed: u64,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
-    use levelplan::recipes::diablo::DiabloStage;
-    use levelplan::recipes::diablo::{catacombs, cathedral, caves, hell};
+    use levelplan::recipes::diablo::DiabloRecipe;
+    use levelplan::{Recipe, RecipeError};
     let recipe = kind.name();
-    let (stage, rivers) = match kind {
-        DiabloStage::Catacombs => (
-            catacombs::generate(level, seed).map_err(|e| e.to_string())?,
-            Vec::new(),
-        ),
-        DiabloStage::Hell => (
-            hell::generate(level, seed).map_err(|e| e.to_string())?,
-            Vec::new(),
-        ),
-        DiabloStage::Caves => caves::generate(level, seed).map_err(|e| e.to_string())?,
-        DiabloStage::Cathedral => (
-            cathedral::generate(level, seed).map_err(|e| e.to_string())?,
-            Vec::new(),
-        ),
-    };
+    let stage = DiabloRecipe::new(kind, level)
+        .generate(seed)
+        .map_err(|e| match e {
+            RecipeError::Unsolvable { source, .. } => {
+                format!("the level is not completable: {source}")
+            }
+            RecipeError::Failed { source, .. } => source.to_string(),
+            other => other.to_string(),
+        })?;
     println!(
         "{recipe}, level {level}, seed {seed}: {} rooms, {} doors and arches between them, {} attempts",
         stage.graph.room_count(),
@@ -199,21 +193,16 @@ pub(crate) fn diablo_stage(
     println!(
         "< stairs up, > stairs down, D door, A arch, f fence, o pillar, i lamp, ~ lava, = bridge; walls | - + * #"
     );
-    let walkthrough = stage
-        .solve()
-        .map_err(|e| format!("the level is not completable: {e}"))?;
     println!(
         "from the stairs up to the stairs down: {} rooms walked",
-        walkthrough.rooms_walked
+        stage.walkthrough.rooms_walked
     );
     let composites = decompose(&stage.graph);
     let title = format!("{recipe} level {level} (seed {seed})");
     write_output(dot, || {
         to_dot_with_composites(&stage.graph, &title, &composites)
     })?;
-    let level = stage
-        .into_level(kind, &rivers)
-        .map_err(|e| format!("the level is not completable: {e}"))?;
+    let level = stage;
     write_output(svg, || level_to_svg(&level, 12))?;
     write_output(tmj, || level_to_tmj(&level))?;
     write_document(json, ron_path, &level)?;

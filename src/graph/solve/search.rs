@@ -407,7 +407,7 @@ impl Prepared {
         let mut reach = joined.clone();
         let mut beyond = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
-        for x in joined.ones() {
+        let mut expand = |x: usize, reach: &mut Bits, stack: &mut Vec<usize>| {
             for &(l, y, out) in &self.adjacency[x] {
                 if reach.get(y) {
                     continue;
@@ -419,19 +419,12 @@ impl Prepared {
                     stack.push(y);
                 }
             }
+        };
+        for x in joined.ones() {
+            expand(x, &mut reach, &mut stack);
         }
         while let Some(x) = stack.pop() {
-            for &(l, y, out) in &self.adjacency[x] {
-                if reach.get(y) {
-                    continue;
-                }
-                let (_, _, link) = self.link(l);
-                if link.passable(out) && self.open(l, link.lock, held, spent) {
-                    reach.set(y);
-                    beyond.push(y);
-                    stack.push(y);
-                }
-            }
+            expand(x, &mut reach, &mut stack);
         }
         (reach, beyond)
     }

@@ -105,10 +105,7 @@ pub fn generate_with(
     let mut reason = String::new();
     const ATTEMPTS: u32 = 500;
     let mut made = 0;
-    let retry = params
-        .retry
-        .unwrap_or(crate::layout::RetryPolicy::Attempts(ATTEMPTS));
-    for attempt in retry.attempts() {
+    for attempt in params.retry_or(ATTEMPTS).attempts() {
         made = attempt;
         let mut b = Builder {
             map: Grid::new(SIZE, SIZE, ' '),

@@ -62,10 +62,7 @@ pub fn generate_with(
     let mut reason = String::new();
     const ATTEMPTS: u32 = 200;
     let mut made = 0;
-    let retry = params
-        .retry
-        .unwrap_or(crate::layout::RetryPolicy::Attempts(ATTEMPTS));
-    for attempt in retry.attempts() {
+    for attempt in params.retry_or(ATTEMPTS).attempts() {
         made = attempt;
         // Step 2: bud until the blank is big enough (each try starts from nothing).
         let mut tries = 0;

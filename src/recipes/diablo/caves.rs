@@ -68,10 +68,7 @@ pub fn generate_with(
     // check in about one in a hundred; an attempt that fails early costs little.
     const ATTEMPTS: u32 = 5000;
     let mut made = 0;
-    let retry = params
-        .retry
-        .unwrap_or(crate::layout::RetryPolicy::Attempts(ATTEMPTS));
-    for attempt in retry.attempts() {
+    for attempt in params.retry_or(ATTEMPTS).attempts() {
         made = attempt;
         let blank = grow(&mut rng);
         let floor = blank.values().iter().filter(|&&b| b).count();

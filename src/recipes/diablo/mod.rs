@@ -425,6 +425,14 @@ pub struct DiabloParams {
     pub retry: Option<crate::layout::RetryPolicy>,
 }
 
+impl DiabloParams {
+    /// The retry budget: the one set, else the stage's own `attempts`.
+    pub(crate) fn retry_or(&self, attempts: u32) -> crate::layout::RetryPolicy {
+        self.retry
+            .unwrap_or(crate::layout::RetryPolicy::Attempts(attempts))
+    }
+}
+
 /// Which of Diablo's four stages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum DiabloStage {

@@ -6,6 +6,7 @@ mod common;
 
 use common::player::{exhaustive, replay};
 use levelplan::recipes::diablo::{DiabloRecipe, DiabloStage, cathedral, caves, hell};
+use levelplan::recipes::flow::FlowRecipe;
 use levelplan::recipes::gungeon::{Generator, GungeonParams};
 use levelplan::recipes::isaac::{self, IsaacParams, IsaacRecipe};
 use levelplan::tiles::Tile;
@@ -38,6 +39,21 @@ fn recipes() -> Vec<Box<dyn Recipe>> {
         Box::new(DiabloRecipe::new(DiabloStage::Catacombs, 6)),
         Box::new(DiabloRecipe::new(DiabloStage::Caves, 9)),
         Box::new(DiabloRecipe::new(DiabloStage::Hell, 14)),
+        Box::new(FlowRecipe::new(
+            Flow::builtin("classic").unwrap(),
+            Default::default(),
+            None,
+        )),
+        Box::new(FlowRecipe::new(
+            Flow::builtin("big_loop").unwrap(),
+            Default::default(),
+            Some(levelplan::graph::lock_and_key::LockPlan {
+                locks: 3,
+                small_key_locks: 1,
+                one_way_shortcuts: 1,
+                ..Default::default()
+            }),
+        )),
     ]
 }
 
@@ -66,6 +82,18 @@ fn check(level: &Level) {
     );
     let every_play = exhaustive(&level.graph, level.start, level.goal, 2_000_000).unwrap();
     assert!(every_play.accepts(&level.graph), "{what}");
+    if level.tiles.tiles.width() == 0 {
+        // Only a graph-only level has no tiles.
+        assert!(
+            matches!(level.detail, LevelDetail::Flow { .. }),
+            "{what}: no tiles"
+        );
+        assert!(
+            level.layout.is_none() && level.region_rooms.is_empty(),
+            "{what}"
+        );
+        return;
+    }
     // Every floor tile that has a room names a room of the graph, and every non-secret room
     // but corridor-only ones has floor.
     let mut floored = std::collections::BTreeSet::new();
@@ -193,6 +221,9 @@ fn one_writer_draws_every_recipe() {
             "{}",
             recipe.name()
         );
+        if level.tiles.tiles.width() == 0 {
+            continue; // a graph-only level has nothing to draw
+        }
         // Every room with floor is labelled with its id.
         assert!(
             svg.contains(&format!(">{} ", level.start))
@@ -281,4 +312,78 @@ fn every_recipe_takes_one_retry_policy() {
         .generate(5)
         .unwrap();
     assert!((1..=3).contains(&level.attempts));
+}
+
+#[test]
+fn the_flow_recipe_is_the_flow_s_graph_with_its_planned_locks() {
+    let flow = Flow::builtin("big_loop").unwrap();
+    let plan = levelplan::graph::lock_and_key::LockPlan {
+        locks: 2,
+        ..Default::default()
+    };
+    for seed in 0..20 {
+        let level = FlowRecipe::new(flow.clone(), Default::default(), Some(plan.clone()))
+            .generate(seed)
+            .unwrap();
+        let mut graph = flow.generate(seed, &Default::default()).unwrap();
+        let report = levelplan::graph::lock_and_key::plan(
+            &mut graph,
+            &plan,
+            &mut levelplan::seed::stream(seed, "locks"),
+        )
+        .unwrap();
+        assert_eq!(level.graph, graph, "seed {seed}");
+        assert_eq!(
+            level.graph.locks().count(),
+            report.added.len() + report.existing_locks,
+            "seed {seed}: the planned locks are in the level"
+        );
+        // Without a plan (or a plan of no locks) the level is the flow's own graph.
+        for locks in [
+            None,
+            Some(levelplan::graph::lock_and_key::LockPlan {
+                locks: 0,
+                ..Default::default()
+            }),
+        ] {
+            let bare = FlowRecipe::new(flow.clone(), Default::default(), locks)
+                .generate(seed)
+                .unwrap();
+            assert_eq!(
+                bare.graph,
+                flow.generate(seed, &Default::default()).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn grid_floors_as_text_show_what_their_tiles_hold() {
+    // The text writer reads doors from the tile map; the floor draws them from its own grid.
+    for (level, large_rooms) in [(1, false), (4, false), (6, true), (8, true)] {
+        let params = IsaacParams {
+            large_rooms,
+            ..IsaacParams::default()
+        };
+        for seed in 0..15 {
+            let floor = isaac::generate(level, seed, &params).unwrap();
+            let made = IsaacRecipe::new(level, params.clone())
+                .generate(seed)
+                .unwrap();
+            assert_eq!(
+                levelplan::export::text::level_to_ascii(&made),
+                floor.to_ascii(),
+                "level {level} seed {seed}"
+            );
+        }
+    }
+    // Any other level as text is its tile map.
+    let stage = DiabloRecipe::new(DiabloStage::Catacombs, 5)
+        .generate(2)
+        .unwrap();
+    assert_eq!(
+        levelplan::export::text::level_to_ascii(&stage),
+        stage.tiles.to_ascii()
+    );
+    assert!(levelplan::export::text::grid_to_ascii(&stage).is_none());
 }

@@ -5,6 +5,7 @@
 //! into a graph.
 
 pub mod diablo;
+pub mod flow;
 pub mod gungeon;
 pub mod isaac;
 

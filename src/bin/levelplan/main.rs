@@ -1,5 +1,5 @@
 //! The `levelplan` command line: its commands and their arguments, and the dispatch; the
-//! recipes' generate paths and the outputs live in `outputs`.
+//! one generate path (every recipe through `Recipe`) and the outputs live in `outputs`.
 
 use std::fs;
 use std::path::PathBuf;
@@ -9,15 +9,14 @@ use clap::{Parser, Subcommand};
 
 mod outputs;
 
-use levelplan::graph::composite::decompose;
 use levelplan::graph::flow::DEFAULT_FLOW;
-use levelplan::graph::lock_and_key::{self, LockPlan};
-use levelplan::graph::solve::solve;
-use levelplan::graph::to_dot_with_composites;
+use levelplan::graph::lock_and_key::LockPlan;
 use levelplan::layout::Planner;
-use levelplan::recipes::gungeon::GungeonParams;
-use levelplan::recipes::isaac::IsaacParams;
-use levelplan::{Conditions, FlowTemplate};
+use levelplan::recipes::diablo::DiabloRecipe;
+use levelplan::recipes::flow::FlowRecipe;
+use levelplan::recipes::gungeon::{Generator, GungeonParams};
+use levelplan::recipes::isaac::{IsaacParams, IsaacRecipe};
+use levelplan::{Conditions, Flow, FlowTemplate, Recipe};
 use outputs::*;
 
 /// Graph-first procedural level planning.
@@ -277,87 +276,52 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 svg.as_deref(),
                 tmj.as_deref(),
             ];
-            if let Some(stage) = recipe.diablo() {
-                return diablo_stage(stage, floor_level, seed, outputs);
-            }
-            if recipe == RecipeName::Isaac {
-                let params = IsaacParams {
-                    large_rooms,
-                    labyrinth,
-                    flags: flags.into_iter().collect(),
-                    ..IsaacParams::default()
-                };
-                return isaac(floor_level, seed, &params, outputs);
-            }
-            let template = load_flow(&flow)?;
-            let conditions = flags
-                .into_iter()
-                .fold(Conditions::new(), Conditions::with_flag);
-            let lock_plan = LockPlan {
-                locks,
-                small_key_locks: small_keys,
-                switches,
-                one_way_shortcuts: shortcuts,
-                ..LockPlan::default()
-            };
-            if recipe == RecipeName::Gungeon {
-                let mut params = GungeonParams {
-                    conditions,
-                    locks: (locks > 0).then_some(lock_plan),
-                    ..GungeonParams::default()
-                };
-                if let Some(path) = &templates {
-                    params.library = load_library(path)?;
-                }
-                return gungeon_level(template, seed, params, outputs);
-            }
-            if svg.is_some() || tmj.is_some() {
+            if recipe == RecipeName::Flow && (svg.is_some() || tmj.is_some()) {
                 return Err(
                     "--svg and --tmj need a recipe with a tile map; --recipe flow makes only \
                      the graph"
                         .into(),
                 );
             }
-            let mut level = template
-                .generate(seed, &conditions)
-                .map_err(|e| e.to_string())?;
-            let plan = if locks > 0 {
-                let options = lock_plan;
-                let mut rng = levelplan::seed::stream(seed, "locks");
-                Some(
-                    lock_and_key::plan(&mut level, &options, &mut rng)
-                        .map_err(|e| e.to_string())?,
-                )
+            let made: Box<dyn Recipe> = if let Some(stage) = recipe.diablo() {
+                Box::new(DiabloRecipe::new(stage, floor_level))
+            } else if recipe == RecipeName::Isaac {
+                let params = IsaacParams {
+                    large_rooms,
+                    labyrinth,
+                    flags: flags.into_iter().collect(),
+                    ..IsaacParams::default()
+                };
+                Box::new(IsaacRecipe::new(floor_level, params))
             } else {
-                None
+                let template = load_flow(&flow)?;
+                let name = template.name.clone();
+                let flow = Flow::new(template, &name).map_err(|e| e.to_string())?;
+                let conditions = flags
+                    .into_iter()
+                    .fold(Conditions::new(), Conditions::with_flag);
+                let lock_plan = (locks > 0).then_some(LockPlan {
+                    locks,
+                    small_key_locks: small_keys,
+                    switches,
+                    one_way_shortcuts: shortcuts,
+                    ..LockPlan::default()
+                });
+                if recipe == RecipeName::Gungeon {
+                    let mut params = GungeonParams {
+                        conditions,
+                        locks: lock_plan,
+                        ..GungeonParams::default()
+                    };
+                    if let Some(path) = &templates {
+                        params.library = load_library(path)?;
+                    }
+                    Box::new(Generator::new(flow, params).map_err(|e| e.to_string())?)
+                } else {
+                    Box::new(FlowRecipe::new(flow, conditions, lock_plan))
+                }
             };
-            let composites = decompose(&level);
-            let walkthrough =
-                solve(&level).map_err(|e| format!("the level is not completable: {e}"))?;
-            print!("{}", summary(&template, seed, &level));
-            if let Some(plan) = &plan {
-                println!(
-                    "  planned {} locks on {} doors ({} shortcuts) in {} tries",
-                    plan.region_locks.len(),
-                    plan.added.len(),
-                    plan.shortcuts.len(),
-                    plan.tries
-                );
-            }
-            println!(
-                "walkthrough ({} rooms walked, {} revisited):",
-                walkthrough.rooms_walked, walkthrough.rooms_revisited
-            );
-            for (i, step) in walkthrough.steps.iter().enumerate() {
-                println!("  {:>2}. {step}", i + 1);
-            }
-            let title = format!("{} (seed {seed})", template.name);
-            write_output(dot.as_deref(), || {
-                to_dot_with_composites(&level, &title, &composites)
-            })?;
-            let document = levelplan::Level::graph_only(&template.name, seed, level, walkthrough);
-            write_document(json.as_deref(), ron.as_deref(), &document)?;
-            Ok(ExitCode::SUCCESS)
+            generate(&*made, seed, outputs)
         }
         Command::Check { files } => {
             let mut failed = 0;

@@ -1,4 +1,4 @@
-//! The `generate` paths of each recipe, the level outputs (DOT, JSON, RON, SVG, Tiled), and the
+//! The `generate` path (one for every recipe), the level outputs (DOT, JSON, RON, SVG, Tiled), and the
 //! helpers that read flows, template libraries and Edgar files.
 
 use std::fs;
@@ -6,14 +6,16 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use levelplan::export::svg::level_to_svg;
+use levelplan::export::text::{legend, level_to_ascii};
 use levelplan::export::tiled::level_to_tmj;
 use levelplan::graph::composite::decompose;
+use levelplan::graph::summary::GraphSummary;
 use levelplan::graph::{enclosures, to_dot_with_composites};
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::library::TemplateLibrary;
-use levelplan::recipes::gungeon::{self, GungeonParams};
-use levelplan::recipes::isaac::{self, IsaacParams};
-use levelplan::{Conditions, Flow, FlowTemplate, LevelGraph, RoomKind, RoomOrigin};
+use levelplan::{
+    Conditions, FlowTemplate, Level, LevelDetail, Recipe, RecipeError, RoomKind, RoomOrigin,
+};
 
 pub(crate) fn load_library(path: &Path) -> Result<TemplateLibrary, String> {
     let text =
@@ -25,48 +27,6 @@ pub(crate) fn load_library(path: &Path) -> Result<TemplateLibrary, String> {
         TemplateLibrary::from_ron(&text, &file)
     }
     .map_err(|e| e.to_string())
-}
-
-/// `generate --recipe gungeon`: the map as text, the walkthrough, and the outputs asked for.
-pub(crate) fn gungeon_level(
-    template: FlowTemplate,
-    seed: u64,
-    params: GungeonParams,
-    [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
-) -> Result<ExitCode, String> {
-    let name = template.name.clone();
-    let flow = Flow::new(template, &name).map_err(|e| e.to_string())?;
-    let generator = gungeon::Generator::new(flow, params).map_err(|e| e.to_string())?;
-    let level = generator.generate(seed).map_err(|e| e.to_string())?;
-    print!("{}", level.tiles.to_ascii());
-    let placed = level.layout.as_ref().map_or(&[][..], |l| &l.links[..]);
-    let corridors = placed.iter().filter(|l| !l.corridor.is_empty()).count();
-    println!(
-        "level from flow \"{name}\", seed {seed}: {} rooms, {} links ({corridors} by corridor), \
-         {} x {} tiles, {} attempt(s)",
-        level.graph.room_count(),
-        placed.len(),
-        level.tiles.tiles.width(),
-        level.tiles.tiles.height(),
-        level.attempts
-    );
-    let walkthrough = &level.walkthrough;
-    println!(
-        "walkthrough ({} rooms walked, {} revisited):",
-        walkthrough.rooms_walked, walkthrough.rooms_revisited
-    );
-    for (i, step) in walkthrough.steps.iter().enumerate() {
-        println!("  {:>2}. {step}", i + 1);
-    }
-    let composites = decompose(&level.graph);
-    let title = format!("{name} (seed {seed})");
-    write_output(dot, || {
-        to_dot_with_composites(&level.graph, &title, &composites)
-    })?;
-    write_output(svg, || level_to_svg(&level, 12))?;
-    write_output(tmj, || level_to_tmj(&level))?;
-    write_document(json, ron_path, &level)?;
-    Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn read_edgar(path: &Path) -> Result<EdgarLevel, String> {
@@ -122,101 +82,127 @@ pub(crate) fn write_output(
     Ok(())
 }
 
-/// `generate --recipe isaac`: the floor as text, a summary, and the outputs asked for.
-pub(crate) fn isaac(
-    level: u32,
+/// `generate`, for every recipe: makes the level of `seed`, prints it (a summary line, the map
+/// as text, what the map's characters mean, the walkthrough the solver proved) and writes the
+/// outputs asked for, all from the one [`Level`].
+pub(crate) fn generate(
+    recipe: &dyn Recipe,
     seed: u64,
-    params: &IsaacParams,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
 ) -> Result<ExitCode, String> {
-    let floor = isaac::generate(level, seed, params).map_err(|e| e.to_string())?;
+    let level = recipe.generate(seed).map_err(|e| match e {
+        RecipeError::Unsolvable { source, .. } => {
+            format!("the level is not completable: {source}")
+        }
+        RecipeError::Failed { source, .. } => source.to_string(),
+        other => other.to_string(),
+    })?;
+    print!("{}", describe(&level));
+    let walkthrough = &level.walkthrough;
     println!(
-        "isaac floor, level {level}, seed {seed}: {} rooms ({} grown, then the secret room), {} dead ends, {} attempts",
-        floor.rooms.len(),
-        floor.room_target,
-        floor.dead_ends.len(),
-        floor.attempts
+        "walkthrough ({} rooms walked, {} revisited):",
+        walkthrough.rooms_walked, walkthrough.rooms_revisited
     );
-    print!("{}", floor.to_ascii());
-    println!(
-        "S start, B boss, T treasure, $ shop, ? secret, * other special, # normal; - | doors, = \" inside large rooms"
-    );
-    let boss = floor.rooms.iter().find(|r| r.kind == RoomKind::Boss);
-    if let Some(b) = boss {
-        println!("boss {} is {} rooms from the start", b.id, b.distance);
+    for (i, step) in walkthrough.steps.iter().enumerate() {
+        println!("  {:>2}. {step}", i + 1);
     }
-    println!(
-        "secret room found after {} tries, touching at least {} rooms",
-        floor.secret_tries, floor.secret_needed
-    );
-    let composites = decompose(&floor.graph);
-    let title = format!("isaac level {level} (seed {seed})");
+    let composites = decompose(&level.graph);
+    let title = format!("{} (seed {seed})", name(&level));
     write_output(dot, || {
-        to_dot_with_composites(&floor.graph, &title, &composites)
+        to_dot_with_composites(&level.graph, &title, &composites)
     })?;
-    // The floor's level, with the solver's proof: what every output is made from.
-    let level = floor
-        .into_level()
-        .map_err(|e| format!("the floor is not completable: {e}"))?;
-    write_output(svg, || level_to_svg(&level, 6))?;
+    // Grid floor plans have big cells: half the scale keeps the picture a screen's size.
+    let scale = if matches!(level.detail, LevelDetail::Isaac { .. }) {
+        6
+    } else {
+        12
+    };
+    write_output(svg, || level_to_svg(&level, scale))?;
     write_output(tmj, || level_to_tmj(&level))?;
     write_document(json, ron_path, &level)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// `generate --recipe cathedral|catacombs|caves|hell`: the level as text, a summary, and the outputs asked for.
-pub(crate) fn diablo_stage(
-    kind: levelplan::recipes::diablo::DiabloStage,
-    level: u32,
-    seed: u64,
-    [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
-) -> Result<ExitCode, String> {
-    use levelplan::recipes::diablo::DiabloRecipe;
-    use levelplan::{Recipe, RecipeError};
-    let recipe = kind.name();
-    let stage = DiabloRecipe::new(kind, level)
-        .generate(seed)
-        .map_err(|e| match e {
-            RecipeError::Unsolvable { source, .. } => {
-                format!("the level is not completable: {source}")
-            }
-            RecipeError::Failed { source, .. } => source.to_string(),
-            other => other.to_string(),
-        })?;
-    println!(
-        "{recipe}, level {level}, seed {seed}: {} rooms, {} doors and arches between them, {} attempts",
-        stage.graph.room_count(),
-        stage.graph.link_count(),
-        stage.attempts
-    );
-    print!("{}", stage.tiles.to_ascii());
-    println!(
-        "< stairs up, > stairs down, D door, A arch, f fence, o pillar, i lamp, ~ lava, = bridge; walls | - + * #"
-    );
-    println!(
-        "from the stairs up to the stairs down: {} rooms walked",
-        stage.walkthrough.rooms_walked
-    );
-    let composites = decompose(&stage.graph);
-    let title = format!("{recipe} level {level} (seed {seed})");
-    write_output(dot, || {
-        to_dot_with_composites(&stage.graph, &title, &composites)
-    })?;
-    let level = stage;
-    write_output(svg, || level_to_svg(&level, 12))?;
-    write_output(tmj, || level_to_tmj(&level))?;
-    write_document(json, ron_path, &level)?;
-    Ok(ExitCode::SUCCESS)
+/// What the level is called in titles: its flow, or its recipe and floor.
+fn name(level: &Level) -> String {
+    match &level.detail {
+        LevelDetail::Flow { flow } | LevelDetail::Gungeon { flow, .. } => flow.clone(),
+        LevelDetail::Isaac { level: floor, .. } | LevelDetail::Diablo { level: floor, .. } => {
+            format!("{} level {floor}", level.recipe)
+        }
+        _ => level.recipe.clone(),
+    }
 }
 
-/// What `generate --recipe flow` prints about a level: the flow and seed, then the library's
-/// summary of the graph.
-pub(crate) fn summary(flow: &FlowTemplate, seed: u64, level: &LevelGraph) -> String {
-    format!(
-        "flow \"{}\", seed {seed}\n{}",
-        flow.name,
-        levelplan::graph::summary::GraphSummary::of(level)
-    )
+/// A level as `generate` prints it before the walkthrough: a summary line, the map as text and
+/// its legend, and what the recipe adds (the graph's summary for a graph-only level, the
+/// boss's distance on a grid floor).
+pub(crate) fn describe(level: &Level) -> String {
+    let seed = level.seed;
+    let (w, h) = (level.tiles.tiles.width(), level.tiles.tiles.height());
+    let mut out = String::new();
+    match &level.detail {
+        LevelDetail::Flow { flow } => {
+            out.push_str(&format!(
+                "flow \"{flow}\", seed {seed}\n{}",
+                GraphSummary::of(&level.graph)
+            ));
+        }
+        LevelDetail::Gungeon { flow, .. } => {
+            let placed = level.layout.as_ref().map_or(&[][..], |l| &l.links[..]);
+            let corridors = placed.iter().filter(|l| !l.corridor.is_empty()).count();
+            out.push_str(&format!(
+                "level from flow \"{flow}\", seed {seed}: {} rooms, {} links ({corridors} by \
+                 corridor), {w} x {h} tiles, {} attempt(s)\n",
+                level.graph.room_count(),
+                placed.len(),
+                level.attempts
+            ));
+        }
+        LevelDetail::Isaac {
+            level: floor,
+            rooms,
+            ..
+        } => {
+            out.push_str(&format!(
+                "isaac floor, level {floor}, seed {seed}: {} rooms, {} dead ends, {} attempt(s)\n",
+                rooms.len(),
+                levelplan::graph::dead_ends(&level.graph).len(),
+                level.attempts
+            ));
+        }
+        LevelDetail::Diablo { level: floor, .. } => {
+            out.push_str(&format!(
+                "{}, level {floor}, seed {seed}: {} rooms, {} doors and arches between them, \
+                 {w} x {h} tiles, {} attempt(s)\n",
+                level.recipe,
+                level.graph.room_count(),
+                level.graph.link_count(),
+                level.attempts
+            ));
+        }
+        _ => out.push_str(&format!("{}, seed {seed}\n", level.recipe)),
+    }
+    out.push_str(&level_to_ascii(level));
+    if let Some(legend) = legend(level) {
+        out.push_str(legend);
+        out.push('\n');
+    }
+    if let LevelDetail::Isaac { rooms, .. } = &level.detail {
+        let boss = rooms.iter().find(|r| {
+            level
+                .graph
+                .room(r.room)
+                .is_some_and(|room| room.kind == RoomKind::Boss)
+        });
+        if let Some(b) = boss {
+            out.push_str(&format!(
+                "boss {} is {} rooms from the start\n",
+                b.room, b.distance
+            ));
+        }
+    }
+    out
 }
 
 /// Levels of a flow checked for holes by `check`.

@@ -2,7 +2,8 @@
 //! ordered), then searched per seed. Each job has a file of its own: `shapes` (the shape set
 //! and configuration spaces), `order` (the room order), `search` (attempts and backjumping),
 //! `candidates` (exit gluing), `occupancy` (collisions, minimum distance, shut-in tests),
-//! `finish` (a search's result as a layout), `assemble` (big levels in parts), `anneal` (the
+//! `finish` (a search's result as a layout), `parts` (big levels cut into parts at bridges),
+//! `turns` (a part's layout turned whole), `assemble` (the parts fitted together), `anneal` (the
 //! fallback), `ears` (which run of rooms closes round what is placed).
 
 use std::collections::HashMap;
@@ -31,8 +32,10 @@ mod ears;
 mod finish;
 mod occupancy;
 mod order;
+mod parts;
 mod search;
 mod shapes;
+mod turns;
 
 pub use shapes::ShapeSet;
 use shapes::Turned;
@@ -179,7 +182,7 @@ pub struct Planner {
     big: bool,
     /// A big level cut into parts at bridges, each laid out alone and then fitted to the
     /// others (see `assemble`); `None`: the level is laid out room by room.
-    parts: Option<Vec<assemble::Part>>,
+    parts: Option<Vec<parts::Part>>,
 }
 
 /// Rooms from which a level counts as big (see `Planner::big`).

@@ -1,0 +1,309 @@
+//! Cutting a big level into parts at bridges (the first half of the spec's "final assembly"):
+//! each block of loops, with the small pieces around it merged up to [`PART_ROOMS`] rooms, is a
+//! part with a planner of its own, whose problem keeps a stand-in for the room at the far end of
+//! each cut link. [`super::assemble`] lays the parts out and fits them together.
+
+use super::super::{LayoutProblem, RetryPolicy};
+use super::{BIG, Planner};
+use crate::graph::bridge_flags;
+
+/// Rooms per part the cutting aims at (a part that is one block of loops may be bigger).
+const PART_ROOMS: usize = 5;
+/// Attempts a part's own planner makes for one layout of the part.
+const PART_ATTEMPTS: u32 = 10;
+/// A part of a big level: its rooms, laid out by a planner of their own.
+#[derive(Debug, Clone)]
+pub(super) struct Part {
+    pub(super) planner: Planner,
+    /// The level's index of each room of the part's problem.
+    pub(super) rooms: Vec<usize>,
+    /// The level's index of each link of the part's problem (`usize::MAX`: a link to a
+    /// stand-in, a room of another part that the part's problem includes to keep room for it).
+    pub(super) links: Vec<usize>,
+    /// The cut link to a part placed earlier: (link, the room at the other end, the part's
+    /// own room at this end as an index into `rooms`). `None` for the first part.
+    pub(super) joint: Option<(usize, usize, usize)>,
+}
+
+impl Planner {
+    /// Cuts a big level into parts at bridges that may be realised by contact (and do not
+    /// end at a collapsed corridor room), a big hub block first and then breadth first, so
+    /// that each part's joint leads to a part listed before it; `None` if the level is small,
+    /// not connected, or does not come apart.
+    pub(super) fn cut_into_parts(&self) -> Option<Vec<Part>> {
+        let n = self.problem.rooms.len();
+        if n < BIG {
+            return None;
+        }
+        let links = &self.problem.links;
+        let bridge = bridge_flags(&self.adj, links.len());
+        let cut: Vec<bool> = links
+            .iter()
+            .enumerate()
+            .map(|(l, k)| {
+                bridge[l]
+                    && k.realise.contact_allowed()
+                    && self.via[k.from].is_none()
+                    && self.via[k.to].is_none()
+            })
+            .collect();
+        // Blocks: rooms joined by links that are not cut.
+        let mut uf: Vec<usize> = (0..n).collect();
+        fn find(uf: &mut [usize], mut x: usize) -> usize {
+            while uf[x] != x {
+                uf[x] = uf[uf[x]];
+                x = uf[x];
+            }
+            x
+        }
+        for (l, k) in links.iter().enumerate() {
+            if !cut[l] {
+                let (a, b) = (find(&mut uf, k.from), find(&mut uf, k.to));
+                uf[a.max(b)] = a.min(b);
+            }
+        }
+        let mut block = vec![usize::MAX; n];
+        let mut size: Vec<usize> = Vec::new();
+        for r in 0..n {
+            let root = find(&mut uf, r);
+            if block[root] == usize::MAX {
+                block[root] = size.len();
+                size.push(0);
+            }
+            block[r] = block[root];
+            size[block[r]] += 1;
+        }
+        let nb = size.len();
+        if nb < 2 {
+            return None;
+        }
+        let mut tree: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nb];
+        for (l, k) in links.iter().enumerate() {
+            if cut[l] {
+                tree[block[k.from]].push((block[k.to], l));
+                tree[block[k.to]].push((block[k.from], l));
+            }
+        }
+        // First the block with the most rooms plus links to other blocks (big loops and the
+        // hubs that most of the level hangs off: the level grows out from its crowded middle),
+        // then breadth first.
+        let root = (0..nb)
+            .max_by_key(|&b| (size[b] + tree[b].len(), nb - b))
+            .expect("blocks");
+        let mut parent: Vec<Option<(usize, usize)>> = vec![None; nb];
+        let mut seen = vec![false; nb];
+        let mut order = vec![root];
+        seen[root] = true;
+        let mut head = 0;
+        while head < order.len() {
+            let b = order[head];
+            head += 1;
+            for &(c, l) in &tree[b] {
+                if !seen[c] {
+                    seen[c] = true;
+                    parent[c] = Some((b, l));
+                    order.push(c);
+                }
+            }
+        }
+        if order.len() < nb {
+            return None;
+        }
+        // Merge small blocks into their parents, smallest first, up to PART_ROOMS rooms.
+        let mut total = size.clone();
+        let mut merged = vec![false; nb];
+        for &b in order.iter().rev() {
+            let mut kids: Vec<usize> = tree[b]
+                .iter()
+                .map(|&(c, _)| c)
+                .filter(|&c| parent[c].is_some_and(|(p, _)| p == b))
+                .collect();
+            kids.sort_by_key(|&c| (total[c], c));
+            for c in kids {
+                if total[b] + total[c] <= PART_ROOMS {
+                    merged[c] = true;
+                    total[b] += total[c];
+                }
+            }
+        }
+        let mut group = vec![usize::MAX; nb];
+        for &b in &order {
+            group[b] = match parent[b] {
+                Some((p, _)) if merged[b] => group[p],
+                _ => b,
+            };
+        }
+        let heads: Vec<usize> = order.iter().copied().filter(|&b| !merged[b]).collect();
+        if heads.len() < 2 {
+            return None;
+        }
+        let mut parts = Vec::with_capacity(heads.len());
+        for &g in &heads {
+            let rooms: Vec<usize> = (0..n).filter(|&r| group[block[r]] == g).collect();
+            let local = |r: usize| rooms.binary_search(&r).ok();
+            let mut sub = LayoutProblem::new(self.problem.templates.clone());
+            sub.rooms = rooms
+                .iter()
+                .map(|&r| self.problem.rooms[r].clone())
+                .collect();
+            let mut sub_links = Vec::new();
+            for (l, k) in links.iter().enumerate() {
+                if let (Some(a), Some(b)) = (local(k.from), local(k.to)) {
+                    let mut k = *k;
+                    (k.from, k.to) = (a, b);
+                    sub.links.push(k);
+                    sub_links.push(l);
+                }
+            }
+            // Each cut link gets a stand-in for the room at its other end, so that the part's
+            // layout leaves its joint rooms a free side; stand-ins are dropped from the piece.
+            for k in links {
+                let (inside, outside) = match (local(k.from), local(k.to)) {
+                    (Some(a), None) => (a, k.to),
+                    (None, Some(b)) => (b, k.from),
+                    _ => continue,
+                };
+                let mut stand_in = self.problem.rooms[outside].clone();
+                stand_in.name = format!("{} (stand-in)", stand_in.name);
+                let d = sub.rooms.len();
+                sub.rooms.push(stand_in);
+                let mut k = *k;
+                if local(k.from).is_some() {
+                    (k.from, k.to) = (inside, d);
+                } else {
+                    (k.from, k.to) = (d, inside);
+                }
+                sub.links.push(k);
+                sub_links.push(usize::MAX);
+            }
+            sub.min_distance = self.problem.min_distance;
+            sub.repeat_default = self.problem.repeat_default;
+            sub.repeat_override = self.problem.repeat_override;
+            sub.budget = self.problem.budget;
+            sub.budget.retry = RetryPolicy::Attempts(PART_ATTEMPTS);
+            sub.recent_penalty = self.problem.recent_penalty;
+            sub.earlier_uses = self.problem.earlier_uses.clone();
+            let joint = parent[g].map(|(_, l)| {
+                let k = links[l];
+                let (own, other) = if block[k.to] == g {
+                    (k.to, k.from)
+                } else {
+                    (k.from, k.to)
+                };
+                (
+                    l,
+                    other,
+                    local(own).expect("the joint's room is in the part"),
+                )
+            });
+            let mut planner = Planner::prepare(sub, self.set.clone()).ok()?;
+            planner.build_compounds();
+            parts.push(Part {
+                planner,
+                rooms,
+                links: sub_links,
+                joint,
+            });
+        }
+        Some(parts)
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::PART_ROOMS;
+    use crate::graph::LinkRole;
+    use crate::graph::bridge_flags;
+    use crate::graph::random::loop_chain_graph;
+    use crate::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
+
+    /// A chain of separate loops (tree links contact, loop links contact or corridor).
+    pub(in crate::layout::plan) fn chain(loops: usize, seed: u64) -> LayoutProblem {
+        let g = loop_chain_graph(loops, &mut crate::seed::stream(seed, "parts test"));
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("square", 6, 6, 1),
+            RoomTemplate::rectangle("long", 5, 9, 1),
+        ]);
+        let ids: Vec<_> = g.room_ids().collect();
+        for id in &ids {
+            p.rooms.push(RoomSpec::new(&id.to_string(), vec![0, 1]));
+        }
+        let slot = |r| ids.iter().position(|x| *x == r).unwrap();
+        for (_, a, b, link) in g.links() {
+            let realise = match link.role {
+                LinkRole::Tree => Realise::Contact,
+                _ => Realise::ContactOrPath { min: 4, max: 30 },
+            };
+            p.links.push(LinkSpec::new(slot(a), slot(b), realise));
+        }
+        p
+    }
+
+    /// The parts of a big level cover every room once, stay small (a part with more than
+    /// `PART_ROOMS` rooms is one loop, every link in it on a cycle), keep each loop whole,
+    /// and each part after the first is joined by a bridge to a room of a part before it.
+    #[test]
+    fn big_levels_come_apart_at_bridges() {
+        for seed in 0..4 {
+            let p = chain(12, seed);
+            let planner = Planner::new(p.clone()).unwrap();
+            let parts = planner.parts.as_ref().expect("a chain of 12 loops is big");
+            assert!(parts.len() >= 2);
+            let bridge = bridge_flags(&planner.adj, p.links.len());
+            let mut part_of = vec![usize::MAX; p.rooms.len()];
+            for (k, part) in parts.iter().enumerate() {
+                if part.rooms.len() > PART_ROOMS {
+                    for (l, x) in p.links.iter().enumerate() {
+                        let inside = part.rooms.contains(&x.from) && part.rooms.contains(&x.to);
+                        assert!(!(inside && bridge[l]), "part {k}: {:?}", part.rooms);
+                    }
+                }
+                for &r in &part.rooms {
+                    assert_eq!(part_of[r], usize::MAX, "room {r} in two parts");
+                    part_of[r] = k;
+                }
+            }
+            assert!(part_of.iter().all(|&k| k != usize::MAX));
+            for l in &p.links {
+                if l.realise != Realise::Contact {
+                    assert_eq!(part_of[l.from], part_of[l.to], "a loop was cut");
+                }
+            }
+            assert!(parts[0].joint.is_none());
+            for (k, part) in parts.iter().enumerate().skip(1) {
+                let (l, other, own) = part.joint.expect("later parts have a joint");
+                assert!(part_of[other] < k);
+                let link = p.links[l];
+                let ends = [link.from, link.to];
+                assert!(ends.contains(&other) && ends.contains(&part.rooms[own]));
+            }
+            let cut = p
+                .links
+                .iter()
+                .filter(|x| part_of[x.from] != part_of[x.to])
+                .count();
+            assert_eq!(cut, parts.len() - 1, "parts joined by one link each");
+            // Each part's problem has a stand-in for every room of another part it links to.
+            for (k, part) in parts.iter().enumerate() {
+                let outside = p
+                    .links
+                    .iter()
+                    .filter(|x| (part_of[x.from] == k) != (part_of[x.to] == k))
+                    .count();
+                let sub = part.planner.problem();
+                assert_eq!(sub.rooms.len(), part.rooms.len() + outside);
+                assert_eq!(
+                    part.links.iter().filter(|&&l| l == usize::MAX).count(),
+                    outside
+                );
+            }
+        }
+    }
+
+    /// Small levels are laid out room by room.
+    #[test]
+    fn small_levels_stay_whole() {
+        let planner = Planner::new(chain(4, 1)).unwrap();
+        assert!(planner.parts.is_none());
+    }
+}

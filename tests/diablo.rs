@@ -2,8 +2,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::player::{exhaustive, replay};
 
 use levelplan::recipes::diablo::{Stage, catacombs, cathedral, caves, hell};
@@ -198,15 +196,7 @@ fn golden_maps() {
             "catacombs" => catacombs::generate(level, seed).unwrap(),
             _ => cathedral::generate(level, seed).unwrap(),
         };
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(
-            "fixtures/golden/{name}_level{level}_seed{seed}.txt"
-        ));
         let text = stage.tiles.to_ascii();
-        if std::env::var_os("LEVELPLAN_BLESS").is_some() {
-            std::fs::write(&path, &text).unwrap();
-        }
-        let expected =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(expected == text, "{} differs:\n{text}", path.display());
+        common::golden::check(&format!("{name}_level{level}_seed{seed}.txt"), &text);
     }
 }

@@ -152,18 +152,7 @@ fn golden_map() {
     let flow = Flow::builtin("classic").unwrap();
     let level = gungeon::generate(&flow, 1, &GungeonParams::default()).unwrap();
     let actual = level.tiles.to_ascii();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/golden/gungeon_classic_seed1.txt");
-    if std::env::var_os("LEVELPLAN_BLESS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).expect("golden map exists");
-    assert!(
-        expected == actual,
-        "{} differs from the generated map:\n{actual}",
-        path.display()
-    );
+    common::golden::check("gungeon_classic_seed1.txt", &actual);
 }
 
 /// A run of levels remembers the templates it used: consecutive levels share fewer rooms' looks

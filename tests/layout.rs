@@ -538,7 +538,10 @@ fn level_like_graphs_without_holes_lay_out() {
 }
 
 /// A time budget works for big levels too (the parts get the first half, the room-by-room
-/// search the rest): a chain of 10 loops lays out validly under one.
+/// search the rest): a chain of 10 loops lays out validly under one. The budget is far beyond
+/// what the level takes on any machine (a fraction of a second here), so that the test does not
+/// depend on the machine's speed: a budget only bounds the search, the first valid layout ends
+/// it.
 #[test]
 fn big_levels_take_a_time_budget() {
     let g = levelplan::graph::random::loop_chain_graph(
@@ -547,7 +550,7 @@ fn big_levels_take_a_time_budget() {
     );
     let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
     assert!(p.rooms.len() >= 50, "{} rooms", p.rooms.len());
-    p.budget.retry = levelplan::layout::RetryPolicy::Millis(5000);
+    p.budget.retry = levelplan::layout::RetryPolicy::Millis(600_000);
     let layout = Planner::new(p.clone()).unwrap().layout(1).unwrap();
     assert_eq!(check(&p, &layout), Ok(()));
 }

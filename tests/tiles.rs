@@ -60,44 +60,6 @@ proptest! {
     }
 
     #[test]
-    fn minisets_never_touch_protected_cells_and_match_before_they_stamp(
-        grid in tile_grid_strategy(), seed in any::<u64>(), protect_every in 2usize..6,
-    ) {
-        let set = &Miniset::list_from_ron(r#"[(name: "pillar", search: ["...", "...", "..."], replace: ["???", "?o?", "???"], protect: true)]"#, "test").unwrap()[0];
-        let mut tiles = grid.clone();
-        let mut protected = Grid::new(grid.width(), grid.height(), false);
-        for ((x, y), _) in grid.iter() {
-            if (x + 3 * y) % protect_every == 0 {
-                protected.set(x as i64, y as i64, true);
-            }
-        }
-        let before_protected = protected.clone();
-        let mut rng = levelplan::seed::stream(seed, "miniset");
-        let scattered = set.scatter(&mut tiles, &mut protected, &mut rng, 0.7, 3);
-        let mut placed = scattered.clone();
-        placed.extend(set.place_once(&mut tiles, &mut protected, &mut rng, 200));
-        for ((x, y), &p) in before_protected.iter() {
-            if p {
-                prop_assert_eq!(tiles.get(x as i64, y as i64), grid.get(x as i64, y as i64), "protected cell changed");
-            }
-        }
-        for &(x, y) in &placed {
-            // The search matched: all nine cells were floor; the centre is now a pillar, protected.
-            for dy in 0..3 { for dx in 0..3 {
-                prop_assert_eq!(grid.get((x + dx) as i64, (y + dy) as i64), Some(&Tile::Floor));
-            }}
-            prop_assert_eq!(tiles.get((x + 1) as i64, (y + 1) as i64), Some(&Tile::Pillar));
-            prop_assert_eq!(protected.get((x + 1) as i64, (y + 1) as i64), Some(&true));
-        }
-        // Scattered stamps keep their spacing.
-        for (i, a) in scattered.iter().enumerate() {
-            for b in scattered.iter().skip(i + 1) {
-                prop_assert!(a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) >= 3);
-            }
-        }
-    }
-
-    #[test]
     fn regions_partition_the_floor_and_contacts_join_different_regions(grid in tile_grid_strategy()) {
         let rooms = find_regions(&grid, |t| t == Tile::Floor);
         let floor = grid.values().iter().filter(|&&t| t == Tile::Floor).count();
@@ -436,4 +398,169 @@ fn bad_substitutions_and_fixes_are_named() {
     )
     .unwrap_err();
     assert!(err.to_string().starts_with("fixes.ron:1:"), "{err}");
+}
+
+/// A floor-heavy grid (so that 3 x 3 floor windows are common) and scattered protected cells
+/// (about one in `1 / density`, so that most windows are free and some are not).
+fn protected_grid_strategy() -> impl Strategy<Value = (Grid<Tile>, Grid<bool>)> {
+    (3usize..16, 3usize..16, 4u32..40).prop_flat_map(|(w, h, rarity)| {
+        (
+            prop::collection::vec(0u32..10, w * h),
+            prop::collection::vec(0u32..rarity, w * h),
+        )
+            .prop_map(move |(tiles, protect)| {
+                let mut g = Grid::new(w, h, Tile::Solid);
+                let mut p = Grid::new(w, h, false);
+                for i in 0..w * h {
+                    let (x, y) = ((i % w) as i64, (i / w) as i64);
+                    g.set(
+                        x,
+                        y,
+                        if tiles[i] < 8 {
+                            Tile::Floor
+                        } else {
+                            Tile::Wall
+                        },
+                    );
+                    p.set(x, y, protect[i] == 0);
+                }
+                (g, p)
+            })
+    })
+}
+
+/// Brute force: whether the 3 x 3 floor window at `(x, y)` is all floor and free of `blocked`.
+fn window_free(grid: &Grid<Tile>, blocked: &dyn Fn(i64, i64) -> bool, x: usize, y: usize) -> bool {
+    (0..3).all(|dy| {
+        (0..3).all(|dx| {
+            let (cx, cy) = ((x + dx) as i64, (y + dy) as i64);
+            grid.get(cx, cy) == Some(&Tile::Floor) && !blocked(cx, cy)
+        })
+    })
+}
+
+/// Mini-set stamping, checked by brute force: a stamp lands only on a window that was all
+/// floor and held no protected cell (the protection given, or a centre stamped before), never
+/// changes a protected cell, keeps its spacing; scattering with certainty leaves no free window
+/// unstamped, and `place_once` with every position in its budget finds one if one exists.
+/// Run by hand so that the cases can be counted: most of them must stamp something, and some
+/// must have a protected cell in a window that would otherwise match, or the property is not
+/// exercised.
+#[test]
+fn minisets_never_touch_protected_cells_and_match_before_they_stamp() {
+    use proptest::test_runner::{Config, TestRunner};
+    use std::cell::Cell;
+    let set = &Miniset::list_from_ron(
+        r#"[(name: "pillar", search: ["...", "...", "..."], replace: ["???", "?o?", "???"], protect: true)]"#,
+        "test",
+    )
+    .unwrap()[0];
+    let (cases, stamped, refused) = (Cell::new(0u32), Cell::new(0u32), Cell::new(0u32));
+    let mut runner = TestRunner::new(Config::with_cases(1000));
+    runner
+        .run(
+            &(protected_grid_strategy(), any::<u64>(), any::<bool>()),
+            |((grid, given), seed, certain)| {
+                cases.set(cases.get() + 1);
+                let mut tiles = grid.clone();
+                let mut protected = given.clone();
+                let mut rng = levelplan::seed::stream(seed, "miniset");
+                let chance = if certain { 1.0 } else { 0.7 };
+                let scattered = set.scatter(&mut tiles, &mut protected, &mut rng, chance, 3);
+                let once = set.place_once(&mut tiles, &mut protected, &mut rng, usize::MAX);
+                let mut placed = scattered.clone();
+                placed.extend(once);
+                // A window that would match but for the protection given.
+                let (w, h) = (grid.width(), grid.height());
+                let windows = || (0..=h - 3).flat_map(move |y| (0..=w - 3).map(move |x| (x, y)));
+                let none = |_: i64, _: i64| false;
+                if windows().any(|(x, y)| {
+                    window_free(&grid, &none, x, y)
+                        && !window_free(&grid, &|cx, cy| given.get(cx, cy) == Some(&true), x, y)
+                }) {
+                    refused.set(refused.get() + 1);
+                }
+                if !placed.is_empty() {
+                    stamped.set(stamped.get() + 1);
+                }
+                for (i, &(x, y)) in placed.iter().enumerate() {
+                    let earlier = &placed[..i];
+                    let blocked = |cx: i64, cy: i64| {
+                        given.get(cx, cy) == Some(&true)
+                            || earlier
+                                .iter()
+                                .any(|&(ex, ey)| (ex as i64 + 1, ey as i64 + 1) == (cx, cy))
+                    };
+                    prop_assert!(
+                        window_free(&grid, &blocked, x, y),
+                        "stamp {i} at ({x}, {y})"
+                    );
+                    prop_assert_eq!(
+                        tiles.get((x + 1) as i64, (y + 1) as i64),
+                        Some(&Tile::Pillar)
+                    );
+                    prop_assert_eq!(protected.get((x + 1) as i64, (y + 1) as i64), Some(&true));
+                }
+                // Only stamp centres changed, and no protected cell did.
+                for ((x, y), &t) in tiles.iter() {
+                    let centre = placed.iter().any(|&(px, py)| (px + 1, py + 1) == (x, y));
+                    if !centre {
+                        prop_assert_eq!(
+                            Some(&t),
+                            grid.get(x as i64, y as i64),
+                            "({}, {}) changed",
+                            x,
+                            y
+                        );
+                    }
+                    if given.get(x as i64, y as i64) == Some(&true) {
+                        prop_assert!(!centre, "protected ({}, {}) stamped", x, y);
+                    }
+                }
+                for (i, a) in scattered.iter().enumerate() {
+                    for b in scattered.iter().skip(i + 1) {
+                        prop_assert!(a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) >= 3);
+                    }
+                }
+                if certain {
+                    // Scattering with certainty is maximal: every free window left is near a
+                    // stamp.
+                    let centres = |cx: i64, cy: i64| {
+                        scattered
+                            .iter()
+                            .any(|&(px, py)| (px as i64 + 1, py as i64 + 1) == (cx, cy))
+                    };
+                    let blocked =
+                        |cx: i64, cy: i64| given.get(cx, cy) == Some(&true) || centres(cx, cy);
+                    for (x, y) in windows() {
+                        let far = scattered
+                            .iter()
+                            .all(|&(px, py)| px.abs_diff(x).max(py.abs_diff(y)) >= 3);
+                        prop_assert!(
+                            !(far && window_free(&grid, &blocked, x, y)),
+                            "free window ({}, {}) left",
+                            x,
+                            y
+                        );
+                    }
+                }
+                if once.is_none() {
+                    // With every position in its budget, place_once fails only when no window
+                    // is free after scattering.
+                    let blocked = |cx: i64, cy: i64| protected.get(cx, cy) == Some(&true);
+                    prop_assert!(windows().all(|(x, y)| !window_free(&tiles, &blocked, x, y)));
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    let (cases, stamped, refused) = (cases.get(), stamped.get(), refused.get());
+    assert!(
+        stamped * 2 > cases,
+        "{stamped} of {cases} cases stamped: the property is barely exercised"
+    );
+    assert!(
+        refused * 4 > cases,
+        "{refused} of {cases} cases had a window refused for protection"
+    );
 }

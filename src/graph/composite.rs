@@ -284,10 +284,10 @@ impl CycleSearch {
         let mut best: Option<(u32, usize, usize, LinkId)> = None;
         while let Some(x) = queue.pop_front() {
             let dx = self.dist[x];
-            if let Some((len, ..)) = best {
-                if 2 * dx + 1 > len {
-                    break; // no shorter cycle can close from here on
-                }
+            if let Some((len, ..)) = best
+                && 2 * dx + 1 > len
+            {
+                break; // no shorter cycle can close from here on
             }
             for &(l, y) in &adj[x] {
                 if !on_cycle[l.0 as usize] || blocked[y] || self.parent[x].0 == l && x != v {

@@ -630,10 +630,10 @@ fn lock_regions<R: Rng + ?Sized>(
     let link_bound = graph.link_bound();
     let mut is_gate = vec![false; link_bound];
     for &r in order {
-        if gates[r.0 as usize] {
-            if let Some(l) = via[r.0 as usize] {
-                is_gate[l.0 as usize] = true;
-            }
+        if gates[r.0 as usize]
+            && let Some(l) = via[r.0 as usize]
+        {
+            is_gate[l.0 as usize] = true;
         }
     }
     // Links between regions: gates, and the other ways across (which get a lock too, or
@@ -651,10 +651,10 @@ fn lock_regions<R: Rng + ?Sized>(
     let mut region_parent: Vec<Option<u32>> = vec![None; k + 1];
     for &r in order {
         let x = r.0 as usize;
-        if gates[x] {
-            if let (Some(g), Some(p)) = (region[x], parent[x]) {
-                region_parent[g as usize] = region[p];
-            }
+        if gates[x]
+            && let (Some(g), Some(p)) = (region[x], parent[x])
+        {
+            region_parent[g as usize] = region[p];
         }
     }
     let is_ancestor = |a: u32, mut b: u32| {

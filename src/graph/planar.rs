@@ -377,15 +377,15 @@ impl Lr {
             }
             self.stack.push(p);
         }
-        if self.lowpt[e] < self.height[u] {
-            if let Some(top) = self.stack.last() {
-                let (hl, hr) = (top.left.high, top.right.high);
-                self.refs[e] = if hl != NONE && (hr == NONE || self.lowpt[hl] > self.lowpt[hr]) {
-                    hl
-                } else {
-                    hr
-                };
-            }
+        if self.lowpt[e] < self.height[u]
+            && let Some(top) = self.stack.last()
+        {
+            let (hl, hr) = (top.left.high, top.right.high);
+            self.refs[e] = if hl != NONE && (hr == NONE || self.lowpt[hl] > self.lowpt[hr]) {
+                hl
+            } else {
+                hr
+            };
         }
     }
 }

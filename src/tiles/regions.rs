@@ -100,10 +100,10 @@ pub fn contacts(
         let run = *run as usize;
         cells_of[run].push((x, y));
         for (dx, dy) in [(0, -1), (0, 1), (-1, 0), (1, 0)] {
-            if let Some(Some(r)) = regions.labels.get(x as i64 + dx, y as i64 + dy) {
-                if !touched[run].contains(r) {
-                    touched[run].push(*r);
-                }
+            if let Some(Some(r)) = regions.labels.get(x as i64 + dx, y as i64 + dy)
+                && !touched[run].contains(r)
+            {
+                touched[run].push(*r);
             }
         }
     }

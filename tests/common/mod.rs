@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod golden;
 pub mod player;
 
 use std::collections::{BTreeSet, VecDeque};

@@ -464,10 +464,10 @@ pub fn solve_with(graph: &LevelGraph, options: &SolveOptions) -> Result<Walkthro
             blockers: level.blockers(&search),
         });
     };
-    if !options.allow_never_reached {
-        if let Some(e) = level.never_reached(graph, &search) {
-            return Err(e);
-        }
+    if !options.allow_never_reached
+        && let Some(e) = level.never_reached(graph, &search)
+    {
+        return Err(e);
     }
     if !options.allow_soft_locks {
         let trap = match options.model {

@@ -517,10 +517,11 @@ impl Prepared {
                         held.set(o);
                         picked.push((o, round));
                         // Its doors open in the next round (rounds order the walkthrough).
-                        if let Some(c) = self.opener_class[o] {
-                            if !class_open[c] && !released.contains(&c) {
-                                released.push(c);
-                            }
+                        if let Some(c) = self.opener_class[o]
+                            && !class_open[c]
+                            && !released.contains(&c)
+                        {
+                            released.push(c);
                         }
                     }
                 }
@@ -710,10 +711,10 @@ impl Prepared {
         for s in &search.states {
             any_held.union_with(&s.held);
             for (l, entry) in self.links.iter().enumerate() {
-                if let Some((_, _, link)) = entry {
-                    if self.open(LinkId(l as u32), link.lock, &s.held, &s.spent) {
-                        ever_opened[l] = true;
-                    }
+                if let Some((_, _, link)) = entry
+                    && self.open(LinkId(l as u32), link.lock, &s.held, &s.spent)
+                {
+                    ever_opened[l] = true;
                 }
             }
         }

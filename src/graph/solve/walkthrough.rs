@@ -194,10 +194,10 @@ impl Prepared {
         let mut locks = Vec::new();
         let mut at = to;
         while let Some(l) = via[at] {
-            if let Some(lock) = self.links[l.0 as usize].expect("live").2.lock {
-                if lock.opener != Opener::SmallKey {
-                    locks.push(lock);
-                }
+            if let Some(lock) = self.links[l.0 as usize].expect("live").2.lock
+                && lock.opener != Opener::SmallKey
+            {
+                locks.push(lock);
             }
             at = prev[at];
         }
@@ -280,11 +280,11 @@ impl Prepared {
     /// Records the first passage through a unique-locked link as an [`Step::Open`].
     fn note_passage(&self, l: LinkId, opened: &mut [bool], steps: &mut Vec<Step>) {
         let lock = self.links[l.0 as usize].expect("live").2.lock;
-        if let Some(lock) = lock {
-            if !opened[l.0 as usize] {
-                opened[l.0 as usize] = true;
-                steps.push(Step::Open { link: l, lock });
-            }
+        if let Some(lock) = lock
+            && !opened[l.0 as usize]
+        {
+            opened[l.0 as usize] = true;
+            steps.push(Step::Open { link: l, lock });
         }
     }
 

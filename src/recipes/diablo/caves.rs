@@ -304,10 +304,10 @@ fn lava_pools<R: Rng + ?Sized>(tiles: &mut Grid<Tile>, rng: &mut R) -> bool {
     let n = SIZE;
     let mut touches_edge = vec![false; rock.sizes.len()];
     for ((x, y), label) in rock.labels.iter() {
-        if let Some(r) = label {
-            if x == 0 || y == 0 || x == n - 1 || y == n - 1 {
-                touches_edge[*r as usize] = true;
-            }
+        if let Some(r) = label
+            && (x == 0 || y == 0 || x == n - 1 || y == n - 1)
+        {
+            touches_edge[*r as usize] = true;
         }
     }
     let mut made = false;

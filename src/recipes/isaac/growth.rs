@@ -67,11 +67,11 @@ impl Grid<'_> {
         let mut v = [usize::MAX; 4];
         let mut n = 0;
         for d in GridDir::ALL {
-            if let Some(r) = self.at(step(c, d)) {
-                if !v[..n].contains(&r) {
-                    v[n] = r;
-                    n += 1;
-                }
+            if let Some(r) = self.at(step(c, d))
+                && !v[..n].contains(&r)
+            {
+                v[n] = r;
+                n += 1;
             }
         }
         (v, n)

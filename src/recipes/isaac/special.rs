@@ -126,15 +126,14 @@ pub(super) fn room_distances(grid: &Grid<'_>) -> Vec<u32> {
         for c in cells {
             for d in GridDir::ALL {
                 let nc = step(c, d);
-                if let Some(o) = grid.at(nc) {
-                    if o != r
-                        && dist[o] == u32::MAX
-                        && grid.has_exit(r, c, d)
-                        && grid.has_exit(o, nc, d.opposite())
-                    {
-                        dist[o] = dist[r] + 1;
-                        queue.push_back(o);
-                    }
+                if let Some(o) = grid.at(nc)
+                    && o != r
+                    && dist[o] == u32::MAX
+                    && grid.has_exit(r, c, d)
+                    && grid.has_exit(o, nc, d.opposite())
+                {
+                    dist[o] = dist[r] + 1;
+                    queue.push_back(o);
                 }
             }
         }

@@ -95,7 +95,7 @@ fn broken_layouts_are_rejected() {
     let good = edgar_layout_value("ma2014_fig7top_9v_basic_seed1");
     assert!(verdict(&level, &good).is_ok());
 
-    // Move room 2 one cell right: it overlaps or its doors leave the shared walls.
+    // Move room 2 one cell right: it overlaps room 1.
     let mut moved = good.clone();
     for p in moved["rooms"][2]["outline_absolute"]
         .as_array_mut()
@@ -103,7 +103,10 @@ fn broken_layouts_are_rejected() {
     {
         p[0] = (p[0].as_i64().unwrap() + 1).into();
     }
-    assert!(verdict(&level, &moved).is_err());
+    assert_eq!(
+        verdict(&level, &moved),
+        Err(Violation::Overlap("1".into(), "2".into()))
+    );
 
     // A transformation the outline does not match.
     let mut turned = good.clone();
@@ -145,7 +148,14 @@ fn broken_layouts_are_rejected() {
     // A room left out.
     let mut missing = good.clone();
     missing["rooms"].as_array_mut().unwrap().pop();
-    assert!(verdict(&level, &missing).is_err());
+    // (Edgar's format lists doors per room: the room left out is still named by a door.)
+    assert_eq!(
+        verdict(&level, &missing),
+        Err(Violation::Room {
+            room: "6".into(),
+            problem: "has a door to room 8, which it is not linked to".into()
+        })
+    );
 
     // Minimum distance: Edgar's layout for distance 2 fails when 3 is asked.
     let strict = read_level("example_minimum_room_distance_3");
@@ -669,4 +679,311 @@ fn a_graph_that_needs_a_hole_says_so() {
         e.contains("a loop must enclose `m0` and the 1 room hanging off it"),
         "{e}"
     );
+}
+
+/// A hand-made layout and its problem, every position chosen so that each kind of violation can
+/// be made by one change. Four 6 x 6 squares (sliding doors of length 2, one cell from the
+/// corners): `a` at (0, 0) and `b` at (6, 0) touch (contact link a-b through the door
+/// (6, 2)-(6, 4)); `c` at (20, 0) is joined to `b` by a corridor along row 2 from (12, 2) to
+/// (19, 2); `d` at (0, 12) to `a` by a corridor up column 2 from (2, 6) to (2, 11). Rooms that
+/// are not linked are at least 6 apart (`b` and `d`); the minimum distance is 3.
+mod hand_made {
+    use levelplan::layout::geom::{Point, Transform};
+    use levelplan::layout::{
+        Layout, LayoutProblem, LinkSpec, PlacedLink, PlacedRoom, Realise, RoomSpec, RoomTemplate,
+        Segment,
+    };
+
+    pub fn p(x: i32, y: i32) -> Point {
+        Point::new(x, y)
+    }
+
+    pub fn seg(a: (i32, i32), b: (i32, i32)) -> Segment {
+        Segment {
+            a: p(a.0, a.1),
+            b: p(b.0, b.1),
+        }
+    }
+
+    fn square(name: &str, socket: Option<&str>) -> RoomTemplate {
+        let mut t = RoomTemplate::rectangle(name, 6, 6, 1);
+        t.doors = levelplan::layout::template::DoorMode::Sliding {
+            length: 2,
+            corner_distance: 1,
+            socket: socket.map(String::from),
+        };
+        t
+    }
+
+    pub fn problem() -> LayoutProblem {
+        let mut pr = LayoutProblem::new(vec![
+            square("square", None),
+            RoomTemplate::rectangle("long", 6, 9, 1),
+        ]);
+        for name in ["a", "b", "c", "d"] {
+            pr.rooms.push(RoomSpec::new(name, vec![0]));
+        }
+        let path = Realise::Path { min: 1, max: 20 };
+        pr.links.push(LinkSpec::new(0, 1, Realise::Contact));
+        pr.links.push(LinkSpec::new(1, 2, path));
+        pr.links.push(LinkSpec::new(0, 3, path));
+        pr.min_distance = 3;
+        pr
+    }
+
+    pub fn room(name: &str, x: i32, y: i32) -> PlacedRoom {
+        PlacedRoom {
+            name: name.into(),
+            template: 0,
+            template_name: "square".into(),
+            transform: Transform::Identity,
+            position: p(x, y),
+            min: p(x, y),
+            outline: vec![p(x, y), p(x, y + 6), p(x + 6, y + 6), p(x + 6, y)],
+            corridor: false,
+        }
+    }
+
+    pub fn layout() -> Layout {
+        Layout {
+            seed: 0,
+            attempts: 1,
+            rooms: vec![
+                room("a", 0, 0),
+                room("b", 6, 0),
+                room("c", 20, 0),
+                room("d", 0, 12),
+            ],
+            links: vec![
+                PlacedLink {
+                    door_from: seg((6, 2), (6, 4)),
+                    door_to: seg((6, 2), (6, 4)),
+                    corridor: vec![],
+                },
+                PlacedLink {
+                    door_from: seg((12, 2), (12, 4)),
+                    door_to: seg((20, 2), (20, 4)),
+                    corridor: (12..=19).map(|x| p(x, 2)).collect(),
+                },
+                PlacedLink {
+                    door_from: seg((2, 6), (4, 6)),
+                    door_to: seg((2, 12), (4, 12)),
+                    corridor: (6..=11).map(|y| p(2, y)).collect(),
+                },
+            ],
+        }
+    }
+}
+
+/// One broken layout per kind of violation, each reported exactly (which rooms or link, and
+/// what): too few rooms or links, a template or transformation the room may not use, an outline
+/// that is not the template's, two rooms overlapping, two rooms too close, a door where the
+/// template has none, sockets that differ, contact where a corridor is required and the
+/// reverse, contact doors that do not meet, a corridor too long, one that does not start at its
+/// door, one with a gap, two corridors crossing, and a corridor through a room.
+#[test]
+fn each_kind_of_violation_is_named_exactly() {
+    use hand_made::{layout, p, problem, seg};
+    use levelplan::layout::geom::Transform;
+    let (good, pr) = (layout(), problem());
+    assert_eq!(check(&pr, &good), Ok(()));
+    let link = |from: &str, to: &str, problem: &str| Violation::Link {
+        from: from.into(),
+        to: to.into(),
+        problem: problem.into(),
+    };
+    let room_problem = |room: &str, problem: &str| Violation::Room {
+        room: room.into(),
+        problem: problem.into(),
+    };
+
+    let mut l = good.clone();
+    l.rooms.pop();
+    assert_eq!(
+        check(&pr, &l),
+        Err(Violation::Count {
+            what: "rooms",
+            got: 3,
+            want: 4
+        })
+    );
+    let mut l = good.clone();
+    l.links.pop();
+    assert_eq!(
+        check(&pr, &l),
+        Err(Violation::Count {
+            what: "links",
+            got: 2,
+            want: 3
+        })
+    );
+
+    let mut l = good.clone();
+    l.rooms[0].template = 1;
+    l.rooms[0].template_name = "long".into();
+    assert_eq!(
+        check(&pr, &l),
+        Err(room_problem(
+            "a",
+            "template long is not one of the room's templates"
+        ))
+    );
+    let mut only_turned = problem();
+    only_turned.templates[0].transforms = vec![Transform::Rotate90];
+    assert_eq!(
+        check(&only_turned, &good),
+        Err(room_problem(
+            "a",
+            &format!(
+                "template `square` does not allow {}",
+                Transform::Identity.name()
+            )
+        ))
+    );
+    let mut l = good.clone();
+    l.rooms[2].outline[1] = p(20, 7);
+    l.rooms[2].outline[2] = p(26, 7);
+    assert_eq!(
+        check(&pr, &l),
+        Err(room_problem(
+            "c",
+            &format!(
+                "the outline is not template `square` under {}",
+                Transform::Identity.name()
+            )
+        ))
+    );
+
+    // `d` moved onto `b`.
+    let mut l = good.clone();
+    l.rooms[3] = hand_made::room("d", 6, 0);
+    assert_eq!(
+        check(&pr, &l),
+        Err(Violation::Overlap("b".into(), "d".into()))
+    );
+    let mut strict = problem();
+    strict.min_distance = 7;
+    assert_eq!(
+        check(&strict, &good),
+        Err(Violation::Distance {
+            a: "b".into(),
+            b: "d".into(),
+            distance: 6,
+            min: 7
+        })
+    );
+
+    // A door one cell from the corner is the first position; at the corner there is none.
+    let mut l = good.clone();
+    l.links[0].door_from = seg((6, 0), (6, 2));
+    assert_eq!(
+        check(&pr, &l),
+        Err(link(
+            "a",
+            "b",
+            &format!(
+                "door {:?}-{:?} is not a door position of `a`",
+                p(6, 0),
+                p(6, 2)
+            )
+        ))
+    );
+    let mut sockets = problem();
+    sockets.templates[0] = {
+        let mut t = RoomTemplate::rectangle("square", 6, 6, 1);
+        t.doors = levelplan::layout::template::DoorMode::Sliding {
+            length: 2,
+            corner_distance: 1,
+            socket: Some("stone".into()),
+        };
+        t
+    };
+    sockets.templates.push({
+        let mut t = sockets.templates[0].clone();
+        t.name = "wooden".into();
+        t.doors = levelplan::layout::template::DoorMode::Sliding {
+            length: 2,
+            corner_distance: 1,
+            socket: Some("wood".into()),
+        };
+        t
+    });
+    sockets.rooms[1].templates = vec![2];
+    let mut l = good.clone();
+    l.rooms[1].template = 2;
+    l.rooms[1].template_name = "wooden".into();
+    assert_eq!(
+        check(&sockets, &l),
+        Err(link("a", "b", "sockets `stone` and `wood` do not match"))
+    );
+
+    let mut corridor_only = problem();
+    corridor_only.links[0].realise = Realise::Path { min: 1, max: 20 };
+    assert_eq!(
+        check(&corridor_only, &good),
+        Err(link("a", "b", "the link must be a corridor"))
+    );
+    let mut contact_only = problem();
+    contact_only.links[1].realise = Realise::Contact;
+    assert_eq!(
+        check(&contact_only, &good),
+        Err(link("b", "c", "the link must be direct contact"))
+    );
+    let mut l = good.clone();
+    l.links[0].door_to = seg((6, 3), (6, 5));
+    assert_eq!(
+        check(&pr, &l),
+        Err(link("a", "b", "the two doors do not meet"))
+    );
+
+    let mut short = problem();
+    short.links[1].realise = Realise::Path { min: 1, max: 5 };
+    assert_eq!(
+        check(&short, &good),
+        Err(link("b", "c", "corridor of 8 cells, allowed 1..=5"))
+    );
+    let mut l = good.clone();
+    l.links[1].corridor.remove(0);
+    assert_eq!(
+        check(&pr, &l),
+        Err(link(
+            "b",
+            "c",
+            "the corridor does not start and end at its doors"
+        ))
+    );
+    let mut l = good.clone();
+    l.links[1].corridor.remove(3);
+    assert_eq!(
+        check(&pr, &l),
+        Err(link("b", "c", "the corridor has a gap"))
+    );
+    // The b-c corridor goes up column 12 and along row 7 to column 2 (through the a-d
+    // corridor's cell (2, 7)), comes back the same way and on to `c`.
+    let mut long = problem();
+    long.links[1].realise = Realise::Path { min: 1, max: 100 };
+    let mut l = good.clone();
+    let mut out: Vec<_> = (2..=7).map(|y| p(12, y)).collect();
+    out.extend((2..12).rev().map(|x| p(x, 7)));
+    let back: Vec<_> = out.iter().rev().skip(1).copied().collect();
+    out.extend(back);
+    out.extend((13..=19).map(|x| p(x, 2)));
+    l.links[1].corridor = out;
+    assert_eq!(
+        check(&long, &l),
+        Err(link(
+            "a",
+            "d",
+            "the corridor crosses the corridor of link 1"
+        ))
+    );
+    // Into `b` and out again.
+    let mut l = good.clone();
+    l.links[1].corridor.splice(1..1, [p(11, 2), p(12, 2)]);
+    assert_eq!(
+        check(&pr, &l),
+        Err(link("b", "c", "the corridor runs through room `b`"))
+    );
+    // The original, untouched, still passes.
+    assert_eq!(check(&pr, &layout()), Ok(()));
 }

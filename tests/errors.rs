@@ -1,0 +1,336 @@
+//! Every error that user input or a budget can produce, produced, with its message checked for
+//! what it must name: the solver's, the lock planner's, Edgar files', the Gungeon recipe's
+//! retry budget, the Diablo stages' retry budget.
+
+use levelplan::graph::lock_and_key::{LockPlan, PlanError, plan};
+use levelplan::graph::solve::{Blocker, Missing, SolveOptions, Unsolvable, solve, solve_with};
+use levelplan::layout::RetryPolicy;
+use levelplan::layout::edgar::{EdgarError, EdgarLevel};
+use levelplan::layout::template::{DoorMode, DoorSpec};
+use levelplan::recipes::diablo::{DiabloParams, DiabloRecipe, DiabloStage, StageError};
+use levelplan::recipes::gungeon::{Generator, GungeonError, GungeonParams};
+use levelplan::{
+    Flow, Item, KeyId, LevelGraph, Link, LinkId, Lock, Opener, Recipe, RecipeError, Room, RoomId,
+    RoomKind,
+};
+
+/// Entrance - a - exit, with the entrance's items and the two doors' locks as given.
+fn corridor(items: Vec<Item>, locks: [Option<Lock>; 2]) -> LevelGraph {
+    let mut g = LevelGraph::new();
+    let mut entrance = Room::new(RoomKind::Entrance);
+    entrance.items = items;
+    let s = g.add_room(entrance);
+    let a = g.add_room(Room::new(RoomKind::Normal));
+    let e = g.add_room(Room::new(RoomKind::Exit));
+    for (i, (from, to)) in [(s, a), (a, e)].into_iter().enumerate() {
+        let link = match locks[i] {
+            Some(lock) => Link::door().with_lock(lock),
+            None => Link::door(),
+        };
+        g.add_link(from, to, link);
+    }
+    g
+}
+
+#[test]
+fn the_solver_names_a_missing_start_goal_or_room() {
+    let mut g = LevelGraph::new();
+    let a = g.add_room(Room::new(RoomKind::Normal));
+    let b = g.add_room(Room::new(RoomKind::Exit));
+    g.add_link(a, b, Link::door());
+    let e = solve(&g).unwrap_err();
+    assert_eq!(e, Unsolvable::NoStart);
+    assert!(e.to_string().contains("no start"), "{e}");
+    assert!(e.to_string().contains("Entrance"), "{e}");
+
+    let mut g = LevelGraph::new();
+    let a = g.add_room(Room::new(RoomKind::Entrance));
+    let b = g.add_room(Room::new(RoomKind::Normal));
+    g.add_link(a, b, Link::door());
+    let e = solve(&g).unwrap_err();
+    assert_eq!(e, Unsolvable::NoGoal);
+    assert!(e.to_string().contains("no goal"), "{e}");
+    assert!(e.to_string().contains("Exit"), "{e}");
+
+    let g = corridor(vec![], [None, None]);
+    let options = SolveOptions {
+        goal: Some(RoomId(42)),
+        ..SolveOptions::default()
+    };
+    let e = solve_with(&g, &options).unwrap_err();
+    assert_eq!(e, Unsolvable::UnknownRoom(RoomId(42)));
+    assert_eq!(e.to_string(), "room r42 is not in the graph");
+}
+
+#[test]
+fn a_key_no_room_holds_is_named() {
+    let lock = Lock {
+        by: KeyId(7),
+        opener: Opener::Key,
+    };
+    let g = corridor(vec![], [None, Some(lock)]);
+    let e = solve(&g).unwrap_err();
+    let Unsolvable::Unreachable { blockers, .. } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(
+        blockers,
+        &vec![Blocker {
+            link: LinkId(1),
+            lock,
+            missing: Missing::Nowhere
+        }]
+    );
+    let text = e.to_string();
+    assert!(text.contains("lock l1 needs key k7"), "{text}");
+    assert!(text.contains("no room holds it"), "{text}");
+}
+
+#[test]
+fn too_few_small_keys_are_counted() {
+    // One small key of ring k0 and two small locks of it on the way.
+    let lock = Lock {
+        by: KeyId(0),
+        opener: Opener::SmallKey,
+    };
+    let g = corridor(vec![Item::SmallKey(KeyId(0))], [Some(lock), Some(lock)]);
+    let e = solve(&g).unwrap_err();
+    let Unsolvable::Unreachable { blockers, .. } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(
+        blockers,
+        &vec![Blocker {
+            link: LinkId(1),
+            lock,
+            missing: Missing::SmallKeys { available: 1 }
+        }]
+    );
+    let text = e.to_string();
+    assert!(text.contains("a small key of ring k0"), "{text}");
+    assert!(
+        text.contains("only 1 small keys of the ring can be found"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_solver_s_budget_is_named() {
+    // Two keys in side rooms, two locks on the way.
+    let lock = |k| Lock {
+        by: KeyId(k),
+        opener: Opener::Key,
+    };
+    let mut g = corridor(vec![], [Some(lock(0)), Some(lock(1))]);
+    for (k, at) in [(0, RoomId(0)), (1, RoomId(1))] {
+        let mut side = Room::new(RoomKind::Normal);
+        side.items.push(Item::Key(KeyId(k)));
+        let side = g.add_room(side);
+        g.add_link(at, side, Link::door());
+    }
+    // One state fewer than the search needs.
+    let limit = solve(&g).unwrap().states_explored - 1;
+    let options = SolveOptions {
+        max_states: limit,
+        ..SolveOptions::default()
+    };
+    let e = solve_with(&g, &options).unwrap_err();
+    assert_eq!(e, Unsolvable::TooManyStates { limit });
+    assert!(
+        e.to_string().contains(&format!("after {limit} states")),
+        "{e}"
+    );
+    assert!(e.to_string().contains("max_states"), "{e}");
+}
+
+#[test]
+fn the_lock_planner_names_what_it_cannot_plan_on() {
+    let options = LockPlan {
+        locks: 1,
+        ..LockPlan::default()
+    };
+    let mut rng = levelplan::seed::stream(1, "errors");
+
+    let mut g = corridor(vec![], [None, None]);
+    g.room_mut(RoomId(0)).unwrap().kind = RoomKind::Normal;
+    let e = plan(&mut g, &options, &mut rng).unwrap_err();
+    assert_eq!(e, PlanError::NoEntrance);
+    assert!(e.to_string().contains("no entrance"), "{e}");
+
+    let mut g = corridor(vec![], [None, None]);
+    g.room_mut(RoomId(2)).unwrap().kind = RoomKind::Normal;
+    let e = plan(&mut g, &options, &mut rng).unwrap_err();
+    assert_eq!(e, PlanError::NoGoal);
+    assert!(e.to_string().contains("no goal"), "{e}");
+
+    // A room that only a one-way link leads out of, towards the entrance.
+    let mut g = corridor(vec![], [None, None]);
+    let cut_off = g.add_room(Room::new(RoomKind::Normal));
+    g.add_link(cut_off, RoomId(1), Link::new(levelplan::LinkKind::OneWay));
+    let e = plan(&mut g, &options, &mut rng).unwrap_err();
+    assert_eq!(e, PlanError::Unreachable(cut_off));
+    assert_eq!(
+        e.to_string(),
+        format!("room {cut_off} cannot be reached from the entrance even with every door open")
+    );
+
+    let mut g = corridor(vec![], [None, None]);
+    let e = plan(
+        &mut g,
+        &LockPlan {
+            locks: 9,
+            ..LockPlan::default()
+        },
+        &mut rng,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, PlanError::TooManyLocks { asked: 9, .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("9 locks asked for"), "{e}");
+
+    let mut g = corridor(vec![], [None, None]);
+    let e = plan(
+        &mut g,
+        &LockPlan {
+            locks: 1,
+            switches: 1,
+            small_key_locks: 1,
+            ..LockPlan::default()
+        },
+        &mut rng,
+    )
+    .unwrap_err();
+    assert!(matches!(e, PlanError::KindsExceedLocks { .. }), "{e:?}");
+    assert!(e.to_string().contains("exceed the 1 locks"), "{e}");
+}
+
+#[test]
+fn a_flow_s_own_trap_makes_every_plan_unsafe() {
+    // The flow's own design: a one-way drop from the entrance to `a`, whose door to the exit
+    // needs the key in a side room by the entrance. A player who drops without the key is
+    // stuck; the planner keeps the flow's links and openers, so no plan passes the solver.
+    let lock = Lock {
+        by: KeyId(5),
+        opener: Opener::Key,
+    };
+    let mut g = LevelGraph::new();
+    let s = g.add_room(Room::new(RoomKind::Entrance));
+    let mut side = Room::new(RoomKind::Normal);
+    side.items.push(Item::Key(KeyId(5)));
+    let side = g.add_room(side);
+    let a = g.add_room(Room::new(RoomKind::Normal));
+    let e = g.add_room(Room::new(RoomKind::Exit));
+    let more = g.add_room(Room::new(RoomKind::Normal));
+    g.add_link(s, side, Link::door());
+    g.add_link(s, a, Link::new(levelplan::LinkKind::OneWay));
+    g.add_link(a, e, Link::door().with_lock(lock));
+    g.add_link(s, more, Link::door());
+    let options = LockPlan {
+        locks: 1,
+        max_tries: 3,
+        ..LockPlan::default()
+    };
+    let err = plan(&mut g, &options, &mut levelplan::seed::stream(2, "errors")).unwrap_err();
+    let PlanError::Unsafe { tries, last } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*tries, 3);
+    assert!(matches!(last, Unsolvable::SoftLock { .. }), "{last:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("no plan passed the solver in 3 tries"),
+        "{text}"
+    );
+    assert!(text.contains(&last.to_string()), "{text}");
+}
+
+#[test]
+fn bad_edgar_files_name_the_file_and_the_fault() {
+    let e = EdgarLevel::from_json("{ \"rooms\": [", "broken.json").unwrap_err();
+    assert!(matches!(e, EdgarError::Syntax { .. }), "{e:?}");
+    assert!(e.to_string().starts_with("broken.json: "), "{e}");
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/edgar/inputs/example_basics.json"),
+    )
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // A connection to a room that does not exist.
+    let connections = v["connections"].as_array_mut().expect("connections");
+    connections[0]["to"] = 999.into();
+    let e = EdgarLevel::from_json(&v.to_string(), "bad.json").unwrap_err();
+    assert!(matches!(e, EdgarError::Invalid { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.starts_with("bad.json: "), "{msg}");
+    assert!(msg.contains("999"), "{msg}");
+}
+
+#[test]
+fn a_gungeon_level_that_never_lays_out_gives_up_with_the_reason() {
+    // Boss rooms get one door only, but the boss room of the classic flow has two links.
+    let mut params = GungeonParams {
+        retry: RetryPolicy::Attempts(1),
+        ..GungeonParams::default()
+    };
+    for t in params
+        .library
+        .templates
+        .iter_mut()
+        .filter(|t| t.kinds.iter().any(|k| k == "Boss"))
+    {
+        t.doors = DoorMode::Manual(vec![DoorSpec {
+            from: [0, 2],
+            to: [0, 4],
+            kind: Default::default(),
+            socket: None,
+        }]);
+    }
+    let generator = Generator::new(Flow::builtin("classic").unwrap(), params).unwrap();
+    let e = generator.generate(1).unwrap_err();
+    let GungeonError::GaveUp { attempts, last } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(*attempts, 1);
+    assert!(last.contains("no layout after"), "{last}");
+    let text = e.to_string();
+    assert!(text.starts_with("no level after 1 attempts"), "{text}");
+    // Through the Recipe interface the recipe's own error is the source.
+    let e = Recipe::generate(&generator, 1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            RecipeError::Failed {
+                recipe: "gungeon",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("gungeon: no level after"), "{e}");
+}
+
+#[test]
+fn a_diablo_stage_out_of_attempts_says_why_the_last_failed() {
+    let recipe = DiabloRecipe {
+        params: DiabloParams {
+            retry: Some(RetryPolicy::Attempts(1)),
+        },
+        ..DiabloRecipe::new(DiabloStage::Caves, 3)
+    };
+    let e = recipe.generate(1).unwrap_err();
+    let RecipeError::Failed { source, .. } = &e else {
+        panic!("{e:?}");
+    };
+    let stage = source
+        .downcast_ref::<StageError>()
+        .expect("the stage's own error");
+    assert!(matches!(stage, StageError::NoLevel { .. }), "{stage:?}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with("caves: no Caves level in 1 attempts: the last failed because"),
+        "{text}"
+    );
+    assert!(text.contains("floor cells"), "{text}");
+}

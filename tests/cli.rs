@@ -189,8 +189,27 @@ fn help_explains_every_command() {
     let o = levelplan(&["--help"]);
     assert!(o.status.success());
     let out = stdout(&o);
-    for cmd in ["generate", "check", "flows"] {
+    for cmd in [
+        "generate",
+        "check",
+        "flows",
+        "layout",
+        "verify-layout",
+        "verify-level",
+    ] {
         assert!(out.contains(cmd), "{out}");
+    }
+    for (cmd, flags) in [
+        ("layout", &["--edgar", "--seed", "--out", "--explain"][..]),
+        ("verify-layout", &["LEVEL", "LAYOUT"][..]),
+        ("verify-level", &["--thorough"][..]),
+    ] {
+        let o = levelplan(&[cmd, "--help"]);
+        assert!(o.status.success(), "{cmd}");
+        let out = stdout(&o);
+        for flag in flags {
+            assert!(out.contains(flag), "{cmd}: {out}");
+        }
     }
     let o = levelplan(&["generate", "--help"]);
     let out = stdout(&o);
@@ -716,4 +735,168 @@ fn verify_level_rejects_traps_and_names_mistakes() {
         assert!(err.contains(&path), "names the file: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+#[test]
+fn generate_takes_a_template_library() {
+    let dir = scratch("templates");
+    // The built-in library with every room's look renamed: the level must use the file's.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/templates/default.ron"
+    ))
+    .unwrap();
+    let renamed = text.replace("name: \"", "name: \"mine_");
+    assert_ne!(renamed, text, "the library names its templates");
+    let library = dir.join("mine.ron");
+    std::fs::write(&library, renamed).unwrap();
+    let json = dir.join("level.json");
+    let o = levelplan(&[
+        "generate",
+        "--templates",
+        library.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let level: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rooms = level["layout"]["rooms"].as_array().unwrap();
+    assert!(!rooms.is_empty());
+    for room in rooms {
+        let name = room["template_name"].as_str().unwrap();
+        assert!(name.starts_with("mine_"), "{name}");
+    }
+    // A library that is not one is an error naming the file.
+    let bad = dir.join("bad.ron");
+    std::fs::write(&bad, "( templates: [ (name: ").unwrap();
+    let o = levelplan(&["generate", "--templates", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("bad.ron"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--flag met_blacksmith` lets the classic flow's blacksmith rule inject its room (it
+/// `requires` the flag); without the flag no seed has one.
+#[test]
+fn flags_change_the_level_as_the_flow_s_rules_say() {
+    let kinds = |seed: u64, flag: bool| {
+        let seed = seed.to_string();
+        let mut args = vec!["generate", "--recipe", "flow", "--seed", &seed];
+        if flag {
+            args.extend(["--flag", "met_blacksmith"]);
+        }
+        let o = levelplan(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .find(|l| l.contains("rooms by kind: "))
+            .unwrap()
+            .to_string()
+    };
+    let with: Vec<String> = (1..=12).map(|s| kinds(s, true)).collect();
+    let without: Vec<String> = (1..=12).map(|s| kinds(s, false)).collect();
+    assert!(without.iter().all(|k| !k.contains("npc")), "{without:?}");
+    assert!(with.iter().any(|k| k.contains("npc 1")), "{with:?}");
+}
+
+#[test]
+fn generate_isaac_labyrinth_doubles_the_boss() {
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "isaac",
+        "--labyrinth",
+        "--level",
+        "3",
+        "--seed",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let grid: String = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("S start"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(grid.matches('B').count(), 2, "{out}");
+    assert_eq!(grid.matches('S').count(), 1, "{out}");
+    // Not a labyrinth: one boss.
+    let o = levelplan(&[
+        "generate", "--recipe", "isaac", "--level", "3", "--seed", "2",
+    ]);
+    let out = stdout(&o);
+    let grid: String = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("S start"))
+        .collect();
+    assert_eq!(grid.matches('B').count(), 1, "{out}");
+}
+
+#[test]
+fn generate_prints_every_diablo_stage_s_golden_map() {
+    for (recipe, level, seed) in [
+        ("catacombs", 5, 1),
+        ("caves", 9, 1),
+        ("hell", 13, 3),
+        ("cathedral", 3, 2),
+    ] {
+        let (l, s) = (level.to_string(), seed.to_string());
+        let o = levelplan(&["generate", "--recipe", recipe, "--level", &l, "--seed", &s]);
+        assert!(o.status.success(), "{recipe}: {}", stderr(&o));
+        let out = stdout(&o);
+        let golden = std::fs::read_to_string(format!(
+            "{}/fixtures/golden/{recipe}_level{level}_seed{seed}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert!(out.contains(&golden), "{recipe}: the golden map\n{out}");
+        assert!(
+            out.starts_with(&format!("{recipe}, level {level}, seed {seed}: ")),
+            "{out}"
+        );
+        assert!(out.contains("< stairs up, > stairs down"), "{out}");
+        assert!(out.contains("reach the goal"), "{out}");
+    }
+}
+
+#[test]
+fn layout_without_out_prints_the_layout() {
+    let input = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/edgar/inputs/example_basics.json"
+    );
+    let o = levelplan(&["layout", "--edgar", input, "--seed", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let layout: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(!layout["rooms"].as_array().unwrap().is_empty());
+    // What it prints is what --out writes.
+    let dir = scratch("layout-out");
+    let out = dir.join("l.json");
+    let o = levelplan(&[
+        "layout",
+        "--edgar",
+        input,
+        "--seed",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(written, layout);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn flows_of_an_unknown_name_is_an_error_listing_the_built_ins() {
+    let o = levelplan(&["flows", "nosuch"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("\"nosuch\""), "{err}");
+    assert!(err.contains("built-in flows: classic"), "{err}");
+    assert!(stdout(&o).is_empty());
 }

@@ -174,3 +174,81 @@ fn a_mandatory_sub_chain_with_its_pool_used_up_is_an_error() {
          add members to the pools, raise their max_copies, or make this node Optional"
     );
 }
+
+/// Extreme numbers in a template (from RON or an Edgar file) are refused, naming the field and
+/// the range, before any arithmetic: a sliding door's corner distance of 2^30 used to overflow
+/// the door loop and allocate until the process aborted.
+#[test]
+fn extreme_door_numbers_are_refused_with_the_range() {
+    use levelplan::layout::edgar::EdgarLevel;
+    use levelplan::layout::template::{DoorLine, DoorMode, DoorSpec, TemplateShape};
+    use levelplan::layout::{Planner, RoomTemplate};
+    let mut t = RoomTemplate::rectangle("Square", 6, 6, 1);
+    for (doors, says) in [
+        (
+            DoorMode::Sliding {
+                length: 1,
+                corner_distance: 1 << 30,
+                socket: None,
+            },
+            "the sliding doors' corner distance is 1073741824; it must be in 0..=256",
+        ),
+        (
+            DoorMode::Sliding {
+                length: i32::MAX,
+                corner_distance: 0,
+                socket: None,
+            },
+            "the sliding door length is 2147483647; it must be in 1..=256",
+        ),
+        (
+            DoorMode::Manual(vec![DoorSpec {
+                from: [i32::MIN, 0],
+                to: [0, 0],
+                kind: Default::default(),
+                socket: None,
+            }]),
+            "door end (-2147483648, 0) is out of range",
+        ),
+        (
+            DoorMode::Lines(vec![DoorLine {
+                from: [0, 0],
+                to: [0, 1 << 30],
+                length: 1,
+                kind: Default::default(),
+                socket: None,
+            }]),
+            "door line end (0, 1073741824) is out of range",
+        ),
+    ] {
+        t.doors = doors;
+        let e = t.compile(0).unwrap_err();
+        assert!(e.to_string().contains("room template `Square`"), "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    let mut t = RoomTemplate::rectangle("Square", 6, 6, 1);
+    t.shape = TemplateShape::Outline(vec![[0, 0], [0, i32::MAX], [6, i32::MAX], [6, 0]]);
+    let e = t.compile(0).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("outline corner (0, 2147483647) is out of range"),
+        "{e}"
+    );
+
+    // The same through an Edgar file, as the issue's user met it.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/edgar/inputs/example_basics.json"
+    ))
+    .unwrap()
+    .replacen(
+        "\"corner_distance\": 1",
+        "\"corner_distance\": 1073741824",
+        1,
+    );
+    let e = match EdgarLevel::from_json(&text, "huge.json") {
+        Err(e) => e.to_string(),
+        Ok(level) => Planner::new(level.problem).unwrap_err().to_string(),
+    };
+    assert!(e.contains("corner distance is 1073741824"), "{e}");
+}

@@ -10,6 +10,11 @@ use super::geom::{Dir, Mask, Point, Transform, min_corner};
 /// A point in a data file: `(x, y)` in RON, `[x, y]` in JSON.
 pub type XY = [i32; 2];
 
+/// The largest coordinate (in absolute value) a template's outline or doors may use: far beyond
+/// any room (outlines are at most [`super::geom::MAX_SIDE`] cells across), small enough that no
+/// arithmetic on it overflows.
+pub const MAX_COORDINATE: i32 = 1 << 16;
+
 fn xy(p: XY) -> Point {
     Point::new(p[0], p[1])
 }
@@ -223,6 +228,64 @@ impl RoomTemplate {
         }
     }
 
+    /// Refuses numbers beyond what a template can mean before any arithmetic is done with them:
+    /// coordinates beyond [`MAX_COORDINATE`], door lengths and corner distances beyond
+    /// [`super::geom::MAX_SIDE`] (no side is longer), so that nothing overflows or loops for
+    /// long on a file's extreme values.
+    fn check_numbers(&self) -> Result<(), TemplateError> {
+        let max_side = super::geom::MAX_SIDE;
+        let point = |what: &str, p: XY| {
+            if p.iter().any(|c| c.unsigned_abs() > MAX_COORDINATE as u32) {
+                Err(self.err(format!(
+                    "{what} ({}, {}) is out of range: coordinates must lie within \
+                     -{MAX_COORDINATE}..={MAX_COORDINATE}",
+                    p[0], p[1]
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        let length = |what: &str, v: i32, least: i32| {
+            if v < least || v > max_side {
+                Err(self.err(format!(
+                    "{what} is {v}; it must be in {least}..={max_side} (no side of an outline is \
+                     longer than {max_side})"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        if let TemplateShape::Outline(points) = &self.shape {
+            for &p in points {
+                point("outline corner", p)?;
+            }
+        }
+        match &self.doors {
+            DoorMode::Sliding {
+                length: l,
+                corner_distance,
+                ..
+            } => {
+                length("the sliding door length", *l, 1)?;
+                length("the sliding doors' corner distance", *corner_distance, 0)?;
+            }
+            DoorMode::Manual(list) => {
+                for d in list {
+                    point("door end", d.from)?;
+                    point("door end", d.to)?;
+                }
+            }
+            DoorMode::Lines(lines) => {
+                for l in lines {
+                    point("door line end", l.from)?;
+                    point("door line end", l.to)?;
+                    length("a door line's door length", l.length, 0)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn err(&self, problem: impl Into<String>) -> TemplateError {
         TemplateError {
             template: self.name.clone(),
@@ -232,6 +295,7 @@ impl RoomTemplate {
 
     /// The outline corners in the template's own frame.
     pub fn outline(&self) -> Result<Vec<Point>, TemplateError> {
+        self.check_numbers()?;
         match &self.shape {
             TemplateShape::Outline(p) => Ok(p.iter().map(|&q| xy(q)).collect()),
             TemplateShape::Cells(rows) => trace_cells(rows).map_err(|p| self.err(p)),

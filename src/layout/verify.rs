@@ -232,6 +232,20 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
             .compile_one(placed.template, &outline, placed.transform)
             .map_err(|e| bad(e.to_string()))?;
         let pos = min_corner(&placed.outline);
+        // A room's box is never bigger than an outline may be: refuse a bigger one before
+        // counting its cells (a file may hold any numbers).
+        let too_big = placed.outline.iter().any(|p| {
+            i64::from(p.x) - i64::from(pos.x) > i64::from(super::geom::MAX_SIDE)
+                || i64::from(p.y) - i64::from(pos.y) > i64::from(super::geom::MAX_SIDE)
+        });
+        if too_big || placed.outline.len() > 4 * super::geom::MAX_SIDE as usize {
+            return Err(bad(format!(
+                "the outline is not template `{}` under {}: it spans more than {} cells",
+                t.name,
+                placed.transform.name(),
+                super::geom::MAX_SIDE
+            )));
+        }
         let cells = cells_inside(&placed.outline);
         let want: HashSet<Point> = cells_inside(&shape.outline)
             .into_iter()

@@ -361,7 +361,8 @@ fn run(command: Command) -> Result<ExitCode, String> {
             explain_svg,
         } => {
             let level = read_edgar(&edgar)?;
-            let planner = Planner::new(level.problem.clone()).map_err(|e| e.to_string())?;
+            let planner = Planner::new(level.problem.clone())
+                .map_err(|e| format!("{}: {e}", edgar.display()))?;
             let layout = planner.layout(seed).map_err(|e| {
                 let mut text = format!("{}: {e}", edgar.display());
                 let wanted = explain || explain_svg.is_some();

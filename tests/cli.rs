@@ -900,3 +900,81 @@ fn flows_of_an_unknown_name_is_an_error_listing_the_built_ins() {
     assert!(err.contains("built-in flows: classic"), "{err}");
     assert!(stdout(&o).is_empty());
 }
+
+/// Outputs are written whole or not at all: when one cannot be written, none is, files already
+/// there keep their content, and no temporary file is left behind. One path given to two
+/// outputs is refused before anything is made.
+#[test]
+fn outputs_are_written_all_or_none() {
+    let dir = scratch("atomic");
+    let dot = dir.join("a.dot");
+    std::fs::write(&dot, "old").unwrap();
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let missing = dir.join("missing").join("x.json");
+    let full = std::path::Path::new("/dev/full");
+    let mut bad: Vec<(&str, std::path::PathBuf)> = vec![
+        ("No such file", missing),
+        ("it is a directory", dir.clone()),
+    ];
+    if full.exists() {
+        bad.push(("No space left", full.to_path_buf()));
+    }
+    for recipe in ["gungeon", "isaac"] {
+        for (says, json) in &bad {
+            let svg = dir.join("a.svg");
+            let o = levelplan(&[
+                "generate",
+                "--recipe",
+                recipe,
+                "--dot",
+                dot.to_str().unwrap(),
+                "--svg",
+                svg.to_str().unwrap(),
+                "--json",
+                json.to_str().unwrap(),
+            ]);
+            assert!(!o.status.success(), "{recipe} {json:?}");
+            let err = stderr(&o);
+            assert!(err.contains(says), "{err}");
+            assert!(err.contains(json.to_str().unwrap()), "{err}");
+            assert_eq!(std::fs::read_to_string(&dot).unwrap(), "old");
+            assert_eq!(listing(), vec!["a.dot".to_string()], "{recipe} {json:?}");
+        }
+    }
+    let o = levelplan(&[
+        "generate",
+        "--dot",
+        dot.to_str().unwrap(),
+        "--svg",
+        &format!("{}/./a.dot", dir.display()),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("are the same file"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&dot).unwrap(), "old");
+    // And when everything can be written, everything is.
+    let json = dir.join("a.json");
+    let o = levelplan(&[
+        "generate",
+        "--dot",
+        dot.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read_to_string(&dot).unwrap().starts_with("graph")
+            || std::fs::read_to_string(&dot)
+                .unwrap()
+                .starts_with("digraph")
+    );
+    assert!(json.exists());
+    assert_eq!(listing(), vec!["a.dot".to_string(), "a.json".to_string()]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -276,6 +276,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 svg.as_deref(),
                 tmj.as_deref(),
             ];
+            distinct_outputs(&outputs)?;
             if recipe == RecipeName::Flow && (svg.is_some() || tmj.is_some()) {
                 return Err(
                     "--svg and --tmj need a recipe with a tile map; --recipe flow makes only \
@@ -360,6 +361,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             explain,
             explain_svg,
         } => {
+            distinct_outputs(&[out.as_deref(), explain_svg.as_deref()])?;
             let level = read_edgar(&edgar)?;
             let planner = Planner::new(level.problem.clone())
                 .map_err(|e| format!("{}: {e}", edgar.display()))?;
@@ -389,8 +391,9 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let text = level.layout_to_json(&layout);
             match out {
                 Some(path) => {
-                    fs::write(&path, text + "\n")
-                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                    let mut files = Outputs::default();
+                    files.add(Some(&path), || text + "\n");
+                    files.write()?;
                     eprintln!(
                         "{}: {} rooms laid out in {} attempt(s), written to {}",
                         level.name,

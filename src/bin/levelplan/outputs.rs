@@ -2,7 +2,7 @@
 //! helpers that read flows, template libraries and Edgar files.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use levelplan::export::svg::level_to_svg;
@@ -55,29 +55,87 @@ pub(crate) fn load_flow(name_or_file: &str) -> Result<FlowTemplate, String> {
     }
 }
 
-/// Writes a level document as JSON and/or RON, where asked.
-pub(crate) fn write_document<T: serde::Serialize>(
-    json: Option<&Path>,
-    ron_path: Option<&Path>,
-    document: &T,
-) -> Result<(), String> {
-    write_output(json, || {
-        serde_json::to_string_pretty(document).expect("a level always serialises")
-    })?;
-    write_output(ron_path, || {
-        ron::ser::to_string_pretty(document, ron::ser::PrettyConfig::default())
-            .expect("a level always serialises")
-    })
+/// Files a command writes, written whole or not at all: each goes to a temporary file beside
+/// its target, and only when every one is written are they renamed into place. On a failure
+/// the temporary files are removed and the targets are left as they were.
+#[derive(Default)]
+pub(crate) struct Outputs {
+    files: Vec<(PathBuf, String)>,
 }
 
-pub(crate) fn write_output(
-    path: Option<&Path>,
-    text: impl FnOnce() -> String,
-) -> Result<(), String> {
-    if let Some(path) = path {
-        std::fs::write(path, text())
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-        println!("wrote {}", path.display());
+impl Outputs {
+    /// Adds `path` (where asked) with the text `text` makes.
+    pub(crate) fn add(&mut self, path: Option<&Path>, text: impl FnOnce() -> String) {
+        if let Some(path) = path {
+            self.files.push((path.to_path_buf(), text()));
+        }
+    }
+
+    /// Writes every file, or none. Targets that exist and are not plain files (a terminal,
+    /// `/dev/stdout`, a pipe) cannot be replaced: they are written to directly, after every
+    /// temporary file is ready and before any is renamed.
+    pub(crate) fn write(self) -> Result<(), String> {
+        let mut staged: Vec<(PathBuf, &Path)> = Vec::new();
+        let undo = |staged: &[(PathBuf, &Path)]| {
+            for (tmp, _) in staged {
+                let _ = fs::remove_file(tmp);
+            }
+        };
+        let special = |path: &Path| fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        for (path, text) in &self.files {
+            if path.is_dir() {
+                undo(&staged);
+                return Err(format!(
+                    "{}: cannot write: it is a directory",
+                    path.display()
+                ));
+            }
+            if special(path) {
+                continue;
+            }
+            let name = path
+                .file_name()
+                .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+            let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+            if let Err(e) = fs::write(&tmp, text) {
+                let _ = fs::remove_file(&tmp);
+                undo(&staged);
+                return Err(format!("{}: cannot write: {e}", path.display()));
+            }
+            staged.push((tmp, path));
+        }
+        for (path, text) in self.files.iter().filter(|(p, _)| special(p)) {
+            if let Err(e) = fs::write(path, text) {
+                undo(&staged);
+                return Err(format!("{}: cannot write: {e}", path.display()));
+            }
+        }
+        for (i, (tmp, path)) in staged.iter().enumerate() {
+            if let Err(e) = fs::rename(tmp, path) {
+                undo(&staged[i..]);
+                return Err(format!("{}: cannot write: {e}", path.display()));
+            }
+        }
+        for (path, _) in &self.files {
+            println!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a command whose outputs name one file twice (after making paths absolute).
+pub(crate) fn distinct_outputs(paths: &[Option<&Path>]) -> Result<(), String> {
+    let mut seen: Vec<(PathBuf, &Path)> = Vec::new();
+    for path in paths.iter().flatten() {
+        let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        if let Some((_, first)) = seen.iter().find(|(p, _)| *p == full) {
+            return Err(format!(
+                "{} and {} are the same file: give each output its own path",
+                first.display(),
+                path.display()
+            ));
+        }
+        seen.push((full, path));
     }
     Ok(())
 }
@@ -108,18 +166,26 @@ pub(crate) fn generate(
     }
     let composites = decompose(&level.graph);
     let title = format!("{} (seed {seed})", name(&level));
-    write_output(dot, || {
-        to_dot_with_composites(&level.graph, &title, &composites)
-    })?;
     // Grid floor plans have big cells: half the scale keeps the picture a screen's size.
     let scale = if matches!(level.detail, LevelDetail::Isaac { .. }) {
         6
     } else {
         12
     };
-    write_output(svg, || level_to_svg(&level, scale))?;
-    write_output(tmj, || level_to_tmj(&level))?;
-    write_document(json, ron_path, &level)?;
+    let mut out = Outputs::default();
+    out.add(dot, || {
+        to_dot_with_composites(&level.graph, &title, &composites)
+    });
+    out.add(svg, || level_to_svg(&level, scale));
+    out.add(tmj, || level_to_tmj(&level));
+    out.add(json, || {
+        serde_json::to_string_pretty(&level).expect("a level always serialises")
+    });
+    out.add(ron_path, || {
+        ron::ser::to_string_pretty(&level, ron::ser::PrettyConfig::default())
+            .expect("a level always serialises")
+    });
+    out.write()?;
     Ok(ExitCode::SUCCESS)
 }
 

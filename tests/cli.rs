@@ -144,6 +144,16 @@ fn check_accepts_good_flows_and_rejects_broken_ones() {
             .contains("invalid: fixtures/flows/broken/tree_cycle.ron: tree edges form a cycle")
     );
     assert!(stderr(&o).contains("1 of 2 flow files are invalid"));
+
+    // A flow that validates but whose levels `generate` cannot prove: `check` runs the same
+    // rules and refuses it, naming the seed and the reason.
+    let o = levelplan(&["check", "fixtures/flows/unsolvable/no_goal.ron"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("invalid: fixtures/flows/unsolvable/no_goal.ron: `generate` fails on 20 of 20 seeds; seed 0: the level is not completable: the level has no goal"),
+        "{out}"
+    );
 }
 
 #[test]

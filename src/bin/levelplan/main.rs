@@ -327,7 +327,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Check { files } => {
             let mut failed = 0;
             for f in &files {
-                match FlowTemplate::load(f) {
+                match FlowTemplate::load(f)
+                    .map_err(|e| e.to_string())
+                    .and_then(|flow| {
+                        // Every rule `generate` relies on: levels of the first seeds are made and
+                        // proven completable, as `generate --recipe flow` does.
+                        match generate_failure(&flow) {
+                            Some(why) => Err(format!("{}: {why}", f.display())),
+                            None => Ok(flow),
+                        }
+                    }) {
                     Ok(flow) => {
                         println!(
                             "ok: {} (flow \"{}\", {} nodes)",

@@ -13,8 +13,9 @@ use levelplan::graph::summary::GraphSummary;
 use levelplan::graph::{enclosures, to_dot_with_composites};
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::library::TemplateLibrary;
+use levelplan::recipes::flow::FlowRecipe;
 use levelplan::{
-    Conditions, FlowTemplate, Level, LevelDetail, Recipe, RecipeError, RoomKind, RoomOrigin,
+    Conditions, Flow, FlowTemplate, Level, LevelDetail, Recipe, RecipeError, RoomKind, RoomOrigin,
 };
 
 pub(crate) fn load_library(path: &Path) -> Result<TemplateLibrary, String> {
@@ -269,6 +270,32 @@ pub(crate) fn describe(level: &Level) -> String {
         }
     }
     out
+}
+
+/// Why `generate --recipe flow` would fail on this flow, if it fails on any of the seeds
+/// `0..HOLE_SEEDS`: the flow's levels are made and proven completable by the solver, as
+/// `generate` does; the first failure is named with its seed.
+pub(crate) fn generate_failure(flow: &FlowTemplate) -> Option<String> {
+    let prepared = match Flow::new(flow.clone(), &flow.name) {
+        Ok(f) => f,
+        Err(e) => return Some(e.to_string()),
+    };
+    let recipe = FlowRecipe::new(prepared, Conditions::default(), None);
+    let failures: Vec<(u64, RecipeError)> = (0..HOLE_SEEDS)
+        .filter_map(|seed| recipe.generate(seed).err().map(|e| (seed, e)))
+        .collect();
+    let (seed, first) = failures.first()?;
+    let why = match first {
+        RecipeError::Unsolvable { source, .. } => {
+            format!("the level is not completable: {source}")
+        }
+        RecipeError::Failed { source, .. } => source.to_string(),
+        other => other.to_string(),
+    };
+    Some(format!(
+        "`generate` fails on {} of {HOLE_SEEDS} seeds; seed {seed}: {why}",
+        failures.len()
+    ))
 }
 
 /// Levels of a flow checked for holes by `check`.

@@ -52,6 +52,7 @@ pub mod recipes;
 pub mod seed;
 pub mod tiles;
 
+pub use data::{MAX_FILE_BYTES, read_text_file};
 pub use graph::flow::{Conditions, Flow, FlowError, FlowTemplate};
 pub use graph::{
     GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,

@@ -252,3 +252,32 @@ fn extreme_door_numbers_are_refused_with_the_range() {
     };
     assert!(e.contains("corner distance is 1073741824"), "{e}");
 }
+
+/// Files are read up to a limit: an endless file fails at once with a message, from the library
+/// and from every command that reads one.
+#[test]
+fn endless_files_are_refused_after_the_limit() {
+    let zero = std::path::Path::new("/dev/zero");
+    if !zero.exists() {
+        return;
+    }
+    let e = levelplan::read_text_file(zero).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+    assert!(e.to_string().contains("larger than 64 MiB"), "{e}");
+    let e = levelplan::FlowTemplate::load(zero).unwrap_err();
+    assert!(e.to_string().contains("larger than 64 MiB"), "{e}");
+    let bin = env!("CARGO_BIN_EXE_levelplan");
+    for args in [
+        &["check", "/dev/zero"][..],
+        &["verify-level", "/dev/zero"][..],
+        &["layout", "--edgar", "/dev/zero"][..],
+        &["generate", "--flow", "/dev/zero"][..],
+        &["generate", "--templates", "/dev/zero"][..],
+    ] {
+        let o = std::process::Command::new(bin).args(args).output().unwrap();
+        assert!(!o.status.success(), "{args:?}");
+        let text =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert!(text.contains("larger than 64 MiB"), "{args:?}: {text}");
+    }
+}

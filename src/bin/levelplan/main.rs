@@ -417,7 +417,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::VerifyLayout { level, layout } => {
             let lvl = read_edgar(&level)?;
-            let text = fs::read_to_string(&layout)
+            let text = levelplan::read_text_file(&layout)
                 .map_err(|e| format!("cannot read {}: {e}", layout.display()))?;
             match lvl
                 .verify_json(&text, &layout.display().to_string())
@@ -440,7 +440,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             goal,
             thorough,
         } => {
-            let text = fs::read_to_string(&level)
+            let text = levelplan::read_text_file(&level)
                 .map_err(|e| format!("cannot read {}: {e}", level.display()))?;
             let options = levelplan::graph::solve::SolveOptions {
                 start,

@@ -19,8 +19,8 @@ use levelplan::{
 };
 
 pub(crate) fn load_library(path: &Path) -> Result<TemplateLibrary, String> {
-    let text =
-        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = levelplan::read_text_file(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let file = path.display().to_string();
     if path.extension().is_some_and(|e| e == "json") {
         TemplateLibrary::from_json(&text, &file)
@@ -31,8 +31,8 @@ pub(crate) fn load_library(path: &Path) -> Result<TemplateLibrary, String> {
 }
 
 pub(crate) fn read_edgar(path: &Path) -> Result<EdgarLevel, String> {
-    let text =
-        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = levelplan::read_text_file(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     EdgarLevel::from_json(&text, &path.display().to_string()).map_err(|e| e.to_string())
 }
 

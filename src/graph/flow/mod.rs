@@ -500,7 +500,7 @@ impl FlowTemplate {
     pub fn load(path: impl AsRef<Path>) -> Result<FlowTemplate, FlowError> {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| FlowError::Io {
+        let text = crate::data::read_text_file(path).map_err(|e| FlowError::Io {
             file: file.clone(),
             kind: e.kind(),
             message: e.to_string(),

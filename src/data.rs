@@ -19,10 +19,58 @@ pub(crate) fn from_ron<T: DeserializeOwned>(
     if implicit_some {
         options = options.with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     }
-    options.from_str(text).map_err(|e| RonError {
-        line: e.span.start.line,
-        column: e.span.start.col,
-        message: e.code.to_string(),
+    options.from_str(text).map_err(|e| {
+        let (line, column) = (e.span.start.line, e.span.start.col);
+        let message = e.code.to_string();
+        let message = if message.contains("out of bounds") || message.contains("identifier") {
+            explain_number(text, line, column).unwrap_or(message)
+        } else {
+            message
+        };
+        RonError {
+            line,
+            column,
+            message,
+        }
+    })
+}
+
+/// For a number ron could not take (a negative or too large value in a field of whole
+/// numbers), the field's name, the value and the range, read from the text at the error's
+/// position (1-based line and column); `None` if the text there is not `field: number`.
+fn explain_number(text: &str, line: usize, column: usize) -> Option<String> {
+    let row = text.lines().nth(line.checked_sub(1)?)?;
+    let at = row
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(row.len(), |(i, _)| i);
+    // Back to the start of the number (a sign, digits), then the `field:` before it.
+    let before = &row[..at];
+    let start = before
+        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.')
+        .len();
+    let value: String = row[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.' | '_'))
+        .collect();
+    let field_end = before[..start].trim_end().strip_suffix(':')?.trim_end();
+    let field: String = field_end
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let digits = value.trim_start_matches(['-', '+']);
+    let numeric = !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '.');
+    if field.is_empty() || !numeric {
+        return None;
+    }
+    Some(if value.starts_with('-') {
+        format!("field `{field}`: {value} is out of range: it must be a whole number, 0 or more")
+    } else {
+        format!("field `{field}`: {value} is out of range: it is too large for this field")
     })
 }
 

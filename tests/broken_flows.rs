@@ -139,3 +139,37 @@ fn invalid_templates_built_in_code_are_rejected_at_instantiation() {
         "{err}"
     );
 }
+
+/// Numbers a field cannot take are named with the field and the range, not as ron reports them
+/// ("Integer is out of bounds").
+#[test]
+fn out_of_range_numbers_name_their_field() {
+    let classic = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/flows/classic.ron"),
+    )
+    .unwrap();
+    for (from, to, says) in [
+        (
+            "Chain(min: 2,",
+            "Chain(min: -1,",
+            "field `min`: -1 is out of range: it must be a whole number, 0 or more",
+        ),
+        (
+            "RandomChild(min_distance: 2)",
+            "RandomChild(min_distance: -2)",
+            "field `min_distance`: -2 is out of range: it must be a whole number, 0 or more",
+        ),
+        (
+            "Chain(min: 2,",
+            "Chain(min: 99999999999999,",
+            "field `min`: 99999999999999 is out of range: it is too large for this field",
+        ),
+    ] {
+        assert!(classic.contains(from));
+        let text = classic.replacen(from, to, 1);
+        let e = FlowTemplate::from_ron(&text, "numbers.ron").unwrap_err();
+        let message = e.to_string();
+        assert!(message.starts_with("numbers.ron:"), "{message}");
+        assert!(message.contains(says), "{message}");
+    }
+}

@@ -321,9 +321,42 @@ fn generate_isaac_prints_the_floor_grid() {
         out.contains(&floor.to_ascii()),
         "the CLI prints the library's grid"
     );
-    let o = levelplan(&["generate", "--recipe", "isaac", "--level", "40"]);
+    // A level too big for the grid is refused before any attempt, pointing at --grid; with
+    // the grid enlarged it is made.
+    let o = levelplan(&["generate", "--recipe", "isaac", "--level", "20"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("no valid floor in"), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("field `level`: level 20 wants up to 58 rooms, more than a 9 x 8 grid holds"),
+        "{err}"
+    );
+    assert!(err.contains("--grid"), "{err}");
+    let o = levelplan(&[
+        "generate", "--recipe", "isaac", "--level", "20", "--grid", "13x11",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("isaac floor, level 20, seed 1: 5"),
+        "{}",
+        stdout(&o)
+    );
+    // The default grid given explicitly is the default.
+    let grid = |extra: &[&str]| {
+        let mut args = vec!["generate", "--recipe", "isaac", "--seed", "4"];
+        args.extend(extra);
+        stdout(&levelplan(&args))
+    };
+    assert_eq!(grid(&["--grid", "9x8"]), grid(&[]));
+    let o = levelplan(&["generate", "--recipe", "isaac", "--grid", "1x8"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("from 2 to 64"), "{}", stderr(&o));
+    let o = levelplan(&["generate", "--grid", "12x10"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("work with --recipe isaac"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

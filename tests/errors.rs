@@ -265,6 +265,47 @@ fn bad_edgar_files_name_the_file_and_the_fault() {
     let msg = e.to_string();
     assert!(msg.starts_with("bad.json: "), "{msg}");
     assert!(msg.contains("999"), "{msg}");
+    // A connection from a room to itself, and one listed twice, named by the file's own ids.
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let first = v["connections"][0].clone();
+    let from = first["from"].clone();
+    v["connections"][1]["to"] = v["connections"][1]["from"].clone();
+    let own = v["connections"][1]["from"].clone();
+    let e = EdgarLevel::from_json(&v.to_string(), "self.json").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "self.json: connection #2 ({own}-{own}) joins room {own} to itself; a connection \
+             needs two different rooms"
+        )
+    );
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["connections"].as_array_mut().unwrap().push(first.clone());
+    let e = EdgarLevel::from_json(&v.to_string(), "twice.json").unwrap_err();
+    let to = first["to"].clone();
+    assert!(
+        e.to_string().ends_with(&format!(
+            "both join rooms {from} and {to}; list each connection once"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_template_with_no_room_for_its_doors_says_which_settings() {
+    let mut t = levelplan::layout::RoomTemplate::rectangle("Square", 3, 3, 1);
+    t.doors = DoorMode::Sliding {
+        length: 2,
+        corner_distance: 1,
+        socket: None,
+    };
+    let e = t.compile(0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "room template `Square`: no door position fits on the 3 x 3 outline (sliding doors of \
+         length 2, 1 from each corner): every side is too short; shorten the doors or the corner \
+         distance"
+    );
 }
 
 #[test]

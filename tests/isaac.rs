@@ -263,8 +263,9 @@ fn bad_parameters_are_named() {
         err.to_string(),
         "invalid Isaac parameters: field `start`: (0, 3) is outside the grid; x must be in 1..=9 and y in 0..8"
     );
+    // Level 14 (42 or 43 rooms) fits the grid, but seed 1 takes 830 attempts.
     let err = generate(
-        30,
+        14,
         1,
         &IsaacParams {
             retry: levelplan::layout::RetryPolicy::Attempts(50),
@@ -277,6 +278,22 @@ fn bad_parameters_are_named() {
             .starts_with("no valid floor in 50 attempts: the last failed because"),
         "{err}"
     );
+    // Level 15 (44 or 45 rooms) cannot fit 9 x 8 and is refused before any attempt; a bigger
+    // grid takes it.
+    let err = generate(15, 1, &IsaacParams::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid Isaac parameters: field `level`: level 15 wants up to 45 rooms, more than a 9 x 8 \
+         grid holds (growth keeps rooms apart and fills at most 43 of its 72 cells); enlarge the \
+         grid (`width` and `height`, `--grid` on the command line) or choose a lower level"
+    );
+    let big = IsaacParams {
+        width: 12,
+        height: 10,
+        start: (6, 4),
+        ..IsaacParams::default()
+    };
+    assert!(generate(15, 1, &big).is_ok());
 }
 
 /// The mean number of dead ends and boss distance per level, against a model of the growth.

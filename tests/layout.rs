@@ -881,11 +881,7 @@ fn each_kind_of_violation_is_named_exactly() {
         Err(link(
             "a",
             "b",
-            &format!(
-                "door {:?}-{:?} is not a door position of `a`",
-                p(6, 0),
-                p(6, 2)
-            )
+            "door (6, 0)-(6, 2) is not a door position of `a`"
         ))
     );
     let mut sockets = problem();

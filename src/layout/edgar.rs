@@ -247,7 +247,7 @@ impl EdgarLevel {
             ids.push(r.id);
         }
         let mut next_id = level.rooms.iter().map(|r| r.id).max().unwrap_or(-1) + 1;
-        for c in &level.connections {
+        for (i, c) in level.connections.iter().enumerate() {
             let end = |id: i64| {
                 room_index.get(&id).copied().ok_or_else(|| {
                     invalid(format!(
@@ -257,6 +257,28 @@ impl EdgarLevel {
                 })
             };
             let (a, b) = (end(c.from)?, end(c.to)?);
+            if a == b {
+                return Err(invalid(format!(
+                    "connection #{} ({}-{}) joins room {} to itself; a connection needs two \
+                     different rooms",
+                    i + 1,
+                    c.from,
+                    c.to,
+                    c.from
+                )));
+            }
+            if let Some(j) = level.connections[..i]
+                .iter()
+                .position(|o| (o.from, o.to) == (c.from, c.to) || (o.from, o.to) == (c.to, c.from))
+            {
+                return Err(invalid(format!(
+                    "connections #{} and #{} both join rooms {} and {}; list each connection once",
+                    j + 1,
+                    i + 1,
+                    c.from,
+                    c.to
+                )));
+            }
             match &c.corridor_templates {
                 Some(list) if !list.is_empty() => {
                     let what = format!("the corridor of connection {}-{}", c.from, c.to);

@@ -17,6 +17,13 @@ pub struct Point {
     pub y: i32,
 }
 
+/// As a person writes a point: `(3, -2)`.
+impl std::fmt::Display for Point {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {})", self.x, self.y)
+    }
+}
+
 impl Point {
     /// A point.
     pub const fn new(x: i32, y: i32) -> Point {

@@ -422,7 +422,22 @@ impl RoomTemplate {
             }
         }
         if doors.is_empty() {
-            return Err(self.err("no door position fits on the outline"));
+            let settings = match &self.doors {
+                DoorMode::Sliding {
+                    length,
+                    corner_distance,
+                    ..
+                } => {
+                    format!("sliding doors of length {length}, {corner_distance} from each corner")
+                }
+                DoorMode::Manual(list) => format!("{} listed doors", list.len()),
+                DoorMode::Lines(lines) => format!("{} door lines", lines.len()),
+            };
+            return Err(self.err(format!(
+                "no door position fits on the {} x {} outline ({settings}): every side is too \
+                 short; shorten the doors or the corner distance",
+                mask.width, mask.height
+            )));
         }
         let mut seen = std::collections::HashSet::new();
         doors.retain(|d| seen.insert(d.clone()));

@@ -321,7 +321,7 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
         };
         let Some(df) = door_at(spec.from, placed.door_from, true) else {
             return Err(bad(format!(
-                "door {:?}-{:?} is not a door position of `{}`",
+                "door {}-{} is not a door position of `{}`",
                 placed.door_from.a,
                 placed.door_from.b,
                 name(spec.from)
@@ -329,7 +329,7 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
         };
         let Some(dt) = door_at(spec.to, placed.door_to, false) else {
             return Err(bad(format!(
-                "door {:?}-{:?} is not a door position of `{}`",
+                "door {}-{} is not a door position of `{}`",
                 placed.door_to.a,
                 placed.door_to.b,
                 name(spec.to)

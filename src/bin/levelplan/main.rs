@@ -61,6 +61,10 @@ enum Command {
         /// Isaac: the Curse of the Labyrinth (a double floor).
         #[arg(long)]
         labyrinth: bool,
+        /// Isaac: the grid's size in rooms, COLUMNSxROWS (default 9x8; the start is in the
+        /// middle). Higher levels need a bigger grid.
+        #[arg(long, value_name = "WxH", value_parser = parse_grid)]
+        grid: Option<(i32, i32)>,
         /// A built-in flow's name (see `levelplan flows`) or the path of a flow file (.ron).
         #[arg(long, default_value = DEFAULT_FLOW, value_name = "NAME|FILE")]
         flow: String,
@@ -219,6 +223,21 @@ impl RecipeName {
     }
 }
 
+/// A grid size on the command line: `12x10`.
+fn parse_grid(text: &str) -> Result<(i32, i32), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{text}` is not a grid size (write COLUMNSxROWS, e.g. 12x10)"))?;
+    let side = |s: &str| {
+        s.trim()
+            .parse::<i32>()
+            .ok()
+            .filter(|n| (2..=64).contains(n))
+            .ok_or_else(|| format!("`{text}`: each side must be a whole number from 2 to 64"))
+    };
+    Ok((side(w)?, side(h)?))
+}
+
 /// A room id on the command line: `r7` or `7`.
 fn parse_room(text: &str) -> Result<levelplan::RoomId, String> {
     text.trim_start_matches('r')
@@ -246,6 +265,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             level: floor_level,
             large_rooms,
             labyrinth,
+            grid,
             flow,
             seed,
             flags,
@@ -265,6 +285,11 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     "--flow and --locks work on flows; --recipe {} makes its own level",
                     recipe.name()
                 ));
+            }
+            if recipe != RecipeName::Isaac && (grid.is_some() || large_rooms || labyrinth) {
+                return Err(
+                    "--grid, --large-rooms and --labyrinth work with --recipe isaac".into(),
+                );
             }
             if recipe != RecipeName::Gungeon && templates.is_some() {
                 return Err("--templates works with --recipe gungeon".into());
@@ -287,12 +312,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let made: Box<dyn Recipe> = if let Some(stage) = recipe.diablo() {
                 Box::new(DiabloRecipe::new(stage, floor_level))
             } else if recipe == RecipeName::Isaac {
-                let params = IsaacParams {
+                let mut params = IsaacParams {
                     large_rooms,
                     labyrinth,
                     flags: flags.into_iter().collect(),
                     ..IsaacParams::default()
                 };
+                if let Some((w, h)) = grid {
+                    params.width = w;
+                    params.height = h;
+                    params.start = ((w + 1) / 2, (h - 1) / 2);
+                }
                 Box::new(IsaacRecipe::new(floor_level, params))
             } else {
                 let template = load_flow(&flow)?;

@@ -113,6 +113,7 @@ pub fn generate_with<R: Rng + ?Sized>(
     params: &IsaacParams,
 ) -> Result<Floor, IsaacError> {
     check_params(params)?;
+    check_fits(level, params)?;
     let pools = &params.pools;
     let mut reason = String::new();
     let mut made = 0;
@@ -141,6 +142,39 @@ pub fn generate_with<R: Rng + ?Sized>(
         attempts: made,
         reason,
     })
+}
+
+/// The share of a grid's cells growth can fill: a new room never takes a cell next to more
+/// than one room, so floors stay sparse. Measured on the default 9 x 8 grid: 42 rooms grow
+/// (after hundreds of attempts on some seeds), 44 never do.
+pub const GRID_FILL: f64 = 0.6;
+
+/// Refuses a level whose room count cannot fit the grid, before any attempt.
+fn check_fits(level: u32, p: &IsaacParams) -> Result<(), IsaacError> {
+    let rc = p.room_count;
+    let most = (f64::from(rc.spread.max(1) - 1) + rc.base + f64::from(level) * rc.per_level)
+        .floor()
+        .max(0.0);
+    let most = if p.labyrinth {
+        ((most * 1.8).floor()).min(p.labyrinth_cap as f64)
+    } else {
+        most
+    };
+    let cells = f64::from(p.width * p.height);
+    let fits = (GRID_FILL * cells).floor();
+    if most > fits {
+        return Err(IsaacError::Params {
+            field: "level",
+            problem: format!(
+                "level {level} wants up to {most} rooms, more than a {} x {} grid holds \
+                 (growth keeps rooms apart and fills at most {fits} of its {cells} cells); \
+                 enlarge the grid (`width` and `height`, `--grid` on the command line) or \
+                 choose a lower level",
+                p.width, p.height
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn check_params(p: &IsaacParams) -> Result<(), IsaacError> {

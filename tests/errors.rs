@@ -375,3 +375,97 @@ fn a_diablo_stage_out_of_attempts_says_why_the_last_failed() {
     );
     assert!(text.contains("floor cells"), "{text}");
 }
+
+/// The time limit of a whole generate: reaching it is an error that says which budget ran out;
+/// under it the level is the one made without it (the limit never changes a level).
+#[test]
+fn the_time_limit_is_named_and_never_changes_a_level() {
+    let flow = Flow::builtin("classic").unwrap();
+    let without = GungeonParams {
+        time_limit: None,
+        ..GungeonParams::default()
+    };
+    let generous = GungeonParams {
+        time_limit: Some(std::time::Duration::from_secs(600)),
+        ..GungeonParams::default()
+    };
+    for seed in 0..5 {
+        let a = Generator::new(flow.clone(), without.clone())
+            .unwrap()
+            .generate(seed)
+            .unwrap();
+        let b = Generator::new(flow.clone(), generous.clone())
+            .unwrap()
+            .generate(seed)
+            .unwrap();
+        assert_eq!(a, b, "seed {seed}");
+    }
+    // A limit already spent: no attempt starts.
+    let spent = GungeonParams {
+        time_limit: Some(std::time::Duration::ZERO),
+        ..GungeonParams::default()
+    };
+    let e = Generator::new(flow.clone(), spent)
+        .unwrap()
+        .generate(1)
+        .unwrap_err();
+    assert!(
+        matches!(e, GungeonError::OutOfTime { attempts: 0, .. }),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("no level within the time limit of 0 ms (GungeonParams::time_limit"),
+        "{e}"
+    );
+}
+
+/// The layout's own cap: a problem with no layout, capped at 0 ms, makes its first attempt and
+/// then stops with `OutOfTime`, not `NoLayout`; a problem with a layout finds the same one.
+#[test]
+fn the_layout_time_cap_is_named() {
+    use levelplan::layout::{LayoutError, LayoutProblem, LinkSpec, Planner, Realise, RoomSpec};
+    // Three rooms in a triangle of contact links, each a 6 x 6 square with one door: no layout.
+    let mut one_door = levelplan::layout::RoomTemplate::rectangle("one door", 6, 6, 1);
+    one_door.doors = DoorMode::Manual(vec![DoorSpec {
+        from: [0, 2],
+        to: [0, 4],
+        kind: Default::default(),
+        socket: None,
+    }]);
+    let mut p = LayoutProblem::new(vec![one_door]);
+    for name in ["a", "b", "c"] {
+        p.rooms.push(RoomSpec::new(name, vec![0]));
+    }
+    for (a, b) in [(0, 1), (1, 2), (2, 0)] {
+        p.links.push(LinkSpec::new(a, b, Realise::Contact));
+    }
+    p.budget.retry = RetryPolicy::Attempts(50);
+    p.budget.time_limit_ms = Some(0);
+    let e = Planner::new(p).unwrap().layout(1).unwrap_err();
+    let LayoutError::OutOfTime { limit_ms, .. } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(*limit_ms, 0);
+    assert!(
+        e.to_string()
+            .starts_with("the layout's time limit of 0 ms (Budget::time_limit_ms) ran out"),
+        "{e}"
+    );
+    let level = EdgarLevel::from_json(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/edgar/inputs/example_basics.json"
+        ))
+        .unwrap(),
+        "basics",
+    )
+    .unwrap();
+    let free = Planner::new(level.problem.clone())
+        .unwrap()
+        .layout(3)
+        .unwrap();
+    let mut capped = level.problem.clone();
+    capped.budget.time_limit_ms = Some(600_000);
+    assert_eq!(Planner::new(capped).unwrap().layout(3).unwrap(), free);
+}

@@ -259,6 +259,12 @@ pub struct Budget {
     pub steps_per_room: u32,
     /// How many times a room's subtree may fail before it gives up to its parent.
     pub failures_per_room: u32,
+    /// A wall-clock cap on the whole layout, in milliseconds (`None`: none). Unlike
+    /// [`RetryPolicy::Millis`] it never changes which layout a seed gives: a layout found within
+    /// the cap is the one found without it, and reaching the cap is an error
+    /// ([`LayoutError::OutOfTime`]).
+    #[serde(default)]
+    pub time_limit_ms: Option<u64>,
 }
 
 impl Default for Budget {
@@ -267,6 +273,7 @@ impl Default for Budget {
             retry: RetryPolicy::Attempts(1000),
             steps_per_room: 100,
             failures_per_room: 1,
+            time_limit_ms: None,
         }
     }
 }
@@ -689,6 +696,19 @@ pub enum LayoutError {
         /// How often it failed.
         failures: u32,
         /// The constraint that could not be met there.
+        constraint: String,
+    },
+    /// The time limit ([`Budget::time_limit_ms`]) ran out before a layout was found.
+    #[error(
+        "the layout's time limit of {limit_ms} ms (Budget::time_limit_ms) ran out after \
+         {attempts} attempts; the last failed because {constraint}"
+    )]
+    OutOfTime {
+        /// The limit.
+        limit_ms: u64,
+        /// Attempts made by then.
+        attempts: u32,
+        /// Why the attempts so far failed (the constraint most often broken).
         constraint: String,
     },
 }

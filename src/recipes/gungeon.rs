@@ -51,6 +51,11 @@ pub struct GungeonParams {
     /// Soft penalty per earlier use of a template in the level (the game's 0.33; see
     /// [`LayoutProblem::recent_penalty`]).
     pub recent_penalty: f64,
+    /// A wall-clock cap on one `generate` (default 10 s; `None`: none). It never changes which
+    /// level a seed gives: a level made within the cap is the level made without it, and
+    /// reaching it is [`GungeonError::OutOfTime`]. Built-in flows take well under a
+    /// millisecond; raise it for worlds of hundreds of rooms.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl Default for GungeonParams {
@@ -73,6 +78,7 @@ impl Default for GungeonParams {
             },
             retry: RetryPolicy::Attempts(8),
             recent_penalty: 0.33,
+            time_limit: Some(std::time::Duration::from_secs(10)),
         }
     }
 }
@@ -116,6 +122,21 @@ pub enum GungeonError {
     #[error("no level after {attempts} attempts; the last failed with: {last}")]
     GaveUp {
         /// Attempts made.
+        attempts: u32,
+        /// Why the last one failed.
+        last: String,
+    },
+    /// The time limit ([`GungeonParams::time_limit`]) ran out first.
+    #[error(
+        "no level within the time limit of {} ms (GungeonParams::time_limit, `--time-limit` on \
+         the command line), after {attempts} of the retry budget's attempts; the last failed \
+         with: {last}",
+        limit.as_millis()
+    )]
+    OutOfTime {
+        /// The limit.
+        limit: std::time::Duration,
+        /// Attempts made (started) by then.
         attempts: u32,
         /// Why the last one failed.
         last: String,
@@ -193,9 +214,19 @@ impl Generator {
     }
 
     fn generate_with(&self, seed: u64, earlier: &[f64]) -> Result<Built, GungeonError> {
+        let start = std::time::Instant::now();
+        let limit = self.params.time_limit;
         let mut last = String::new();
         let mut tries = 0;
         for made in self.params.retry.attempts() {
+            let left = limit.map(|l| l.saturating_sub(start.elapsed()));
+            if left.is_some_and(|l| l.is_zero()) {
+                return Err(GungeonError::OutOfTime {
+                    limit: limit.unwrap_or_default(),
+                    attempts: tries,
+                    last,
+                });
+            }
             tries = made;
             let attempt = made - 1;
             let sub = if attempt == 0 {
@@ -203,13 +234,20 @@ impl Generator {
             } else {
                 seed::sub_seed(seed, &format!("gungeon retry {attempt}"))
             };
-            match self.try_level(sub, earlier) {
+            match self.try_level(sub, earlier, left) {
                 Ok(mut level) => {
                     level.seed = seed;
                     level.attempts = attempt + 1;
                     return Ok(level);
                 }
                 Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::OutOfTime(why)) => {
+                    return Err(GungeonError::OutOfTime {
+                        limit: limit.unwrap_or_default(),
+                        attempts: tries,
+                        last: why,
+                    });
+                }
                 Err(Failure::Retry(why)) => last = why,
             }
         }
@@ -219,7 +257,12 @@ impl Generator {
         })
     }
 
-    fn try_level(&self, seed: u64, earlier: &[f64]) -> Result<Built, Failure> {
+    fn try_level(
+        &self,
+        seed: u64,
+        earlier: &[f64],
+        left: Option<std::time::Duration>,
+    ) -> Result<Built, Failure> {
         let params = &self.params;
         // 1. The abstract level: flow, injections and its own locks.
         let mut graph = self
@@ -236,6 +279,8 @@ impl Generator {
         // 3. Space: templates by room kind, links by role.
         let (mut problem, rooms, links) = layout_problem(&graph, params);
         problem.earlier_uses = earlier.to_vec();
+        // The layout gets the time left (at least a millisecond).
+        problem.budget.time_limit_ms = left.map(|l| (l.as_millis() as u64).max(1));
         let planner = Planner::with_shapes(problem, self.shapes.clone()).map_err(|e| {
             // A problem that cannot be set up fails the same way on every attempt.
             if matches!(
@@ -253,7 +298,10 @@ impl Generator {
         })?;
         let layout = planner
             .layout(seed::sub_seed(seed, "gungeon layout"))
-            .map_err(|e| Failure::Retry(e.to_string()))?;
+            .map_err(|e| match e {
+                crate::layout::LayoutError::OutOfTime { .. } => Failure::OutOfTime(e.to_string()),
+                e => Failure::Retry(e.to_string()),
+            })?;
         // 4. Tiles.
         let tiles = rasterise(&layout, |l| door_tile(&graph, links[l]));
         Ok(Built {
@@ -281,6 +329,7 @@ pub fn generate(
 enum Failure {
     Fatal(GungeonError),
     Retry(String),
+    OutOfTime(String),
 }
 
 /// The tile a link's doors get.

@@ -61,6 +61,10 @@ enum Command {
         /// Isaac: the Curse of the Labyrinth (a double floor).
         #[arg(long)]
         labyrinth: bool,
+        /// Gungeon: the most seconds one level may take (0: no limit). A level made within it
+        /// is the level made without it; reaching it is an error.
+        #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+        time_limit: f64,
         /// Isaac: the grid's size in rooms, COLUMNSxROWS (default 9x8; the start is in the
         /// middle). Higher levels need a bigger grid.
         #[arg(long, value_name = "WxH", value_parser = parse_grid)]
@@ -266,6 +270,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             large_rooms,
             labyrinth,
             grid,
+            time_limit,
             flow,
             seed,
             flags,
@@ -339,9 +344,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     ..LockPlan::default()
                 });
                 if recipe == RecipeName::Gungeon {
+                    if !(time_limit.is_finite() && time_limit >= 0.0) {
+                        return Err(format!(
+                            "--time-limit {time_limit}: give a number of seconds, 0 or more"
+                        ));
+                    }
                     let mut params = GungeonParams {
                         conditions,
                         locks: lock_plan,
+                        time_limit: (time_limit > 0.0)
+                            .then(|| std::time::Duration::from_secs_f64(time_limit.min(1e9))),
                         ..GungeonParams::default()
                     };
                     if let Some(path) = &templates {

@@ -7,15 +7,49 @@ impl Planner {
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
         let start = std::time::Instant::now();
+        let cap = self.problem.budget.time_limit_ms;
+        let result = self.layout_from(seed, start);
+        match (result, cap) {
+            (Err(e), Some(limit_ms))
+                if start.elapsed() >= std::time::Duration::from_millis(limit_ms) =>
+            {
+                let (attempts, constraint) = match e {
+                    LayoutError::NoLayout {
+                        attempts,
+                        constraint,
+                        ..
+                    } => (attempts, constraint),
+                    other => (0, other.to_string()),
+                };
+                Err(LayoutError::OutOfTime {
+                    limit_ms,
+                    attempts,
+                    constraint,
+                })
+            }
+            (result, _) => result,
+        }
+    }
+
+    fn layout_from(&self, seed: u64, start: std::time::Instant) -> Result<Layout, LayoutError> {
         let ms = match self.problem.budget.retry {
             RetryPolicy::Millis(ms) => Some(ms),
             RetryPolicy::Attempts(_) => None,
         };
-        let after = |ms: u64| start + std::time::Duration::from_millis(ms);
+        let cap = self
+            .problem
+            .budget
+            .time_limit_ms
+            .map(|ms| start + std::time::Duration::from_millis(ms));
+        // The retry policy's deadline, never past the cap; the cap alone under a count.
+        let after = |ms: u64| {
+            let d = start + std::time::Duration::from_millis(ms);
+            cap.map_or(d, |c| c.min(d))
+        };
         let mut before = 0;
         if let Some(parts) = &self.parts {
             // The parts get the first half of a time budget, the room-by-room search the rest.
-            match self.assemble(seed, parts, ms.map(|ms| after(ms / 2))) {
+            match self.assemble(seed, parts, ms.map(|ms| after(ms / 2)).or(cap)) {
                 Ok(layout) => return Ok(layout),
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): room by room, with a budget of its own.
@@ -23,7 +57,7 @@ impl Planner {
                 Err(e) => return Err(e),
             }
         }
-        match self.solve(seed, ms.map(after)) {
+        match self.solve(seed, ms.map(after).or(cap)) {
             Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
             Err(mut e) => {
                 if let LayoutError::NoLayout {
@@ -82,11 +116,11 @@ impl Planner {
     /// Whether the retry policy allows another attempt after `attempt` attempts: under
     /// [`RetryPolicy::Millis`], the first attempt always, then until `deadline`.
     pub(super) fn attempts_left(&self, attempt: u32, deadline: Option<std::time::Instant>) -> bool {
+        let in_time = || deadline.is_none_or(|d| std::time::Instant::now() < d);
         match self.problem.budget.retry {
-            RetryPolicy::Attempts(k) => attempt < k.max(1),
-            RetryPolicy::Millis(_) => {
-                attempt == 0 || deadline.is_none_or(|d| std::time::Instant::now() < d)
-            }
+            // Under a count the deadline is only the cap (`Budget::time_limit_ms`).
+            RetryPolicy::Attempts(k) => attempt < k.max(1) && (attempt == 0 || in_time()),
+            RetryPolicy::Millis(_) => attempt == 0 || in_time(),
         }
     }
 

@@ -281,3 +281,51 @@ fn endless_files_are_refused_after_the_limit() {
         assert!(text.contains("larger than 64 MiB"), "{args:?}: {text}");
     }
 }
+
+/// Template libraries scale: spaces are computed when a search first needs them, so a library
+/// of hundreds of templates prepares at once and makes levels; one that compiles into more
+/// shapes than a set may hold is refused, naming the counts and the limit.
+#[test]
+fn big_template_libraries_prepare_at_once_or_name_the_limit() {
+    use levelplan::layout::library::TemplateLibrary;
+    use levelplan::layout::template::TemplateShape;
+    use levelplan::layout::{LayoutError, MAX_SHAPES, RoomTemplate, ShapeSet};
+    use levelplan::recipes::gungeon::{Generator, GungeonParams};
+    let base = TemplateLibrary::builtin();
+    let mut big = base.clone();
+    big.templates = (0..600)
+        .map(|i| {
+            let mut t = base.templates[i % base.templates.len()].clone();
+            t.name = format!("{}_{i}", t.name);
+            t
+        })
+        .collect();
+    let generator = Generator::new(
+        levelplan::Flow::builtin("classic").unwrap(),
+        GungeonParams {
+            library: big,
+            ..GungeonParams::default()
+        },
+    )
+    .unwrap();
+    let level = generator.generate(1).unwrap();
+    assert!(level.layout.is_some());
+    // An L turns 8 ways into 8 shapes: 600 of them are 4,800 shapes.
+    let ells: Vec<RoomTemplate> = (0..600)
+        .map(|i| {
+            let mut t = RoomTemplate::rectangle(&format!("ell{i}"), 1, 1, 0);
+            t.shape = TemplateShape::Cells(vec!["#   ".into(), "#   ".into(), "####".into()]);
+            t
+        })
+        .collect();
+    let e = ShapeSet::new(&ells).unwrap_err();
+    assert!(
+        matches!(e, LayoutError::TooManyShapes { shapes: 4800, templates: 600, limit } if limit == MAX_SHAPES),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("the 600 templates compile into 4800 shapes"),
+        "{e}"
+    );
+}

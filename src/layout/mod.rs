@@ -97,7 +97,7 @@ pub mod verify;
 use serde::{Deserialize, Serialize};
 
 pub use geom::{Dir, Point, Rect, Transform};
-pub use plan::{Planner, ShapeSet};
+pub use plan::{MAX_SHAPES, Planner, ShapeSet};
 pub use template::{
     DoorKind, DoorLine, DoorMode, DoorSpec, RepeatMode, RoomTemplate, TemplateError, TemplateShape,
 };
@@ -697,6 +697,20 @@ pub enum LayoutError {
         failures: u32,
         /// The constraint that could not be met there.
         constraint: String,
+    },
+    /// The templates compile into more shapes than a set may hold ([`MAX_SHAPES`]).
+    #[error(
+        "the {templates} templates compile into {shapes} shapes (each template under each \
+         transformation it allows); at most {limit} are supported: use fewer templates, or \
+         allow fewer transformations"
+    )]
+    TooManyShapes {
+        /// Shapes compiled.
+        shapes: usize,
+        /// Templates given.
+        templates: usize,
+        /// The limit.
+        limit: usize,
     },
     /// The time limit ([`Budget::time_limit_ms`]) ran out before a layout was found.
     #[error(

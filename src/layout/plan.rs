@@ -37,8 +37,8 @@ mod search;
 mod shapes;
 mod turns;
 
-pub use shapes::ShapeSet;
 use shapes::Turned;
+pub use shapes::{MAX_SHAPES, ShapeSet};
 
 /// How far from a room its free cells must lead to count as open space for what must still
 /// hang off it (more than the biggest room of most levels).
@@ -251,7 +251,8 @@ pub(crate) fn box_entry(r: Rect, id: u32) -> Entry {
 }
 
 impl Planner {
-    /// Checks the problem, compiles its templates and computes the configuration spaces.
+    /// Checks the problem, compiles its templates and computes the configuration spaces its
+    /// links may meet.
     pub fn new(problem: LayoutProblem) -> Result<Planner, LayoutError> {
         let n = problem.rooms.len();
         if n == 0 {
@@ -259,14 +260,10 @@ impl Planner {
         }
         let set = ShapeSet::compile(&problem.templates)?;
         let mut planner = Planner::prepare(problem, Arc::new(set))?;
-        let need = planner.needed_spaces();
-        // The planner holds the only reference: no copy is made.
-        let set = Arc::make_mut(&mut planner.set);
-        for (a, b, f) in need {
-            if set.spaces.get(a, b, 0, f).is_none() {
-                let space = set.space(a, b, f);
-                set.spaces.insert(a, b, 0, f, space);
-            }
+        // A planner of its own templates computes the spaces its links may meet now, so that
+        // its layouts do not pay for them (a shared set computes them when first met).
+        for (a, b, f) in planner.needed_spaces() {
+            planner.set.space_at(a, b, f);
         }
         planner.build_compounds();
         planner.parts = planner.cut_into_parts();
@@ -277,8 +274,7 @@ impl Planner {
     /// [`ShapeSet::new`]) with others: preparing it costs little, which matters when a game
     /// lays out many levels from one template library.
     pub fn with_shapes(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
-        if !set.complete
-            || set.names.len() != problem.templates.len()
+        if set.names.len() != problem.templates.len()
             || set
                 .names
                 .iter()

@@ -192,7 +192,7 @@ impl<'a> Run<'a> {
         let mut best = u32::MAX;
         if spec.realise.contact_allowed() {
             // Offsets of `a` from `b`.
-            if let Some(space) = p.set.spaces.get(sb, sa, 0, spec.from == b) {
+            if let Some(space) = p.set.space_at(sb, sa, spec.from == b) {
                 let o = pa - pb;
                 for &s in &space.offsets {
                     best = best.min(s.manhattan(o));
@@ -284,7 +284,7 @@ impl<'a> Run<'a> {
             if !spec.realise.contact_allowed() {
                 continue;
             }
-            if let Some(space) = p.set.spaces.get(self.shape[nb], s, 0, spec.from == nb)
+            if let Some(space) = p.set.space_at(self.shape[nb], s, spec.from == nb)
                 && !space.offsets.is_empty()
             {
                 sets.push((self.pos[nb], &space.offsets));
@@ -300,7 +300,7 @@ impl<'a> Run<'a> {
                 .expect("path allowed");
             let (lo, hi) = gap_bounds(min, max);
             let spec = p.problem.links[l];
-            if let Some(space) = p.set.spaces.get(self.shape[nb], s, 0, spec.from == nb)
+            if let Some(space) = p.set.space_at(self.shape[nb], s, spec.from == nb)
                 && !space.offsets.is_empty()
             {
                 let k = seed::index(rng, space.offsets.len());

@@ -479,8 +479,7 @@ impl Planner {
         let (sb, pb) = piece.placed[own];
         let offsets = self
             .set
-            .spaces
-            .get(sa, sb, 0, self.problem.links[l].from == other)
+            .space_at(sa, sb, self.problem.links[l].from == other)
             .map_or(&[][..], |sp| &sp.offsets[..]);
         Some((pa - pb, offsets))
     }

@@ -169,8 +169,7 @@ impl Planner {
         let list: &[Point] = match e {
             Edge::Link(l) => self
                 .set
-                .spaces
-                .get(ns, s, 0, self.problem.links[l].from == nb)
+                .space_at(ns, s, self.problem.links[l].from == nb)
                 .map_or(&[], |v| &v.offsets),
             Edge::Via(k) => {
                 let v = self.via[k].expect("via");
@@ -269,11 +268,7 @@ impl Planner {
             .path_bounds()
             .unwrap_or((4, 30));
         let shape = &self.set.shapes[ns as usize];
-        if let Some(space) = self
-            .set
-            .spaces
-            .get(ns, s, 0, self.problem.links[l].from == nb)
-        {
+        if let Some(space) = self.set.space_at(ns, s, self.problem.links[l].from == nb) {
             for (o, d) in space.offsets.iter().zip(&space.doors) {
                 let f = shape.doors[d.0 as usize].facing.step();
                 for g in [lo.max(3), (lo + hi) / 3, (lo + hi) / 2] {

@@ -311,8 +311,7 @@ impl Planner {
                 && self.room_shapes[u].iter().any(|&(s, _)| s == us)
                 && self
                     .set
-                    .spaces
-                    .get(qs, us, 0, link.from == q)
+                    .space_at(qs, us, link.from == q)
                     .is_some_and(|sp| sp.offsets.binary_search(&(at - qp)).is_ok())
                 && self.collides(st, u, us, at).is_none()
             {
@@ -338,7 +337,7 @@ impl Planner {
                 (rooms, cells)
             });
             let found = self.room_shapes[u].iter().find_map(|&(us, _)| {
-                let sp = self.set.spaces.get(qs, us, 0, link.from == q)?;
+                let sp = self.set.space_at(qs, us, link.from == q)?;
                 let shape = &self.set.shapes[us as usize];
                 sp.offsets
                     .iter()

@@ -5,7 +5,7 @@
 use super::*;
 
 impl Planner {
-    /// The (placed shape, new shape, placed is `from`) pairs the problem's links need.
+    /// The (placed shape, new shape, placed is `from`) pairs the problem's links may meet.
     pub(super) fn needed_spaces(&self) -> Vec<(u32, u32, bool)> {
         let mut need: Vec<(u32, u32, bool)> = Vec::new();
         for l in &self.problem.links {
@@ -61,21 +61,10 @@ impl Planner {
         };
         let mut all: Vec<(Point, u32, Point)> = Vec::new();
         for &sc in cshapes {
-            let own1;
-            let s1 = match self.set.spaces.get(sp, sc, 0, f1) {
-                Some(x) => x,
-                None => {
-                    own1 = self.set.space(sp, sc, f1);
-                    &own1
-                }
-            };
-            let own2;
-            let s2 = match self.set.spaces.get(sc, sn, 0, f2) {
-                Some(x) => x,
-                None => {
-                    own2 = self.set.space(sc, sn, f2);
-                    &own2
-                }
+            let (Some(s1), Some(s2)) =
+                (self.set.space_at(sp, sc, f1), self.set.space_at(sc, sn, f2))
+            else {
+                continue;
             };
             for &o1 in &s1.offsets {
                 for &o2 in &s2.offsets {
@@ -116,7 +105,7 @@ impl Planner {
         placed_is_from: bool,
         offset: Point,
     ) -> Option<(u16, u16)> {
-        let s = self.set.spaces.get(placed, new, 0, placed_is_from)?;
+        let s = self.set.space_at(placed, new, placed_is_from)?;
         s.offsets.binary_search(&offset).ok().map(|i| s.doors[i])
     }
 }
@@ -125,10 +114,21 @@ impl Planner {
 /// corner it lands at (see `ShapeSet::turn_table`).
 pub(super) type Turned = [Option<(u32, Point)>; 8];
 
+/// One row of the table of configuration spaces: a cell per new shape, filled on first use.
+type SpaceRow = Box<[std::sync::OnceLock<Box<Space>>]>;
+
+/// The most shapes (templates under their transformations) one set may hold: the table of
+/// configuration spaces has a row per shape, and a row a cell per shape (16 bytes each), so
+/// a set that placed every shape would hold `2 * MAX_SHAPES^2` cells (about 0.5 GB here).
+/// Libraries of a thousand ordinary templates compile into about 2,300 shapes.
+pub const MAX_SHAPES: usize = 4096;
+
 /// Room templates compiled under their transformations into shapes, with the configuration
 /// spaces between pairs of shapes: every offset at which one shape touches another with two
 /// doors meeting. Built once per template list and shared by planners
-/// ([`Planner::with_shapes`]).
+/// ([`Planner::with_shapes`]). A pair's space is computed the first time a search asks for it
+/// and kept (shared by every planner and thread holding the set), so preparing a library costs
+/// little however many templates it has, and a level pays only for the pairs its search meets.
 #[derive(Debug, Clone)]
 pub struct ShapeSet {
     pub(super) names: Vec<String>,
@@ -138,28 +138,52 @@ pub struct ShapeSet {
     pub(super) turns: std::sync::OnceLock<Vec<Turned>>,
     pub(super) shapes: Vec<Shape>,
     pub(super) template_shapes: Vec<Vec<u32>>,
-    pub(super) spaces: Dense<Space>,
-    pub(super) complete: bool,
+    /// Per (placed shape, placed is `from`): a row of spaces, one per new shape, each filled
+    /// when first asked for; a row is allocated when its first space is. (Boxed: an empty cell
+    /// is 16 bytes, so rows stay small for libraries of thousands of shapes.)
+    spaces: Vec<std::sync::OnceLock<SpaceRow>>,
 }
 
 impl ShapeSet {
-    /// Compiles `templates` and computes the configuration space of every pair of shapes.
+    /// Compiles `templates` (the configuration spaces are computed when first needed).
     ///
     /// # Complexity
-    /// `O(S^2 D^2)` for `S` shapes with `D` door positions each.
+    /// `O(S)` for `S` shapes; each pair's space later costs `O(D^2)` for `D` door positions,
+    /// once.
     pub fn new(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
-        let mut set = ShapeSet::compile(templates)?;
-        let n = set.shapes.len() as u32;
-        for a in 0..n {
-            for b in 0..n {
-                for f in [false, true] {
-                    let space = set.space(a, b, f);
-                    set.spaces.insert(a, b, 0, f, space);
-                }
-            }
+        ShapeSet::compile(templates)
+    }
+
+    /// The configuration space of `new` against `placed` (computed on first use).
+    #[inline]
+    pub(super) fn space_at(&self, placed: u32, new: u32, placed_is_from: bool) -> Option<&Space> {
+        let row = self
+            .spaces
+            .get(placed as usize * 2 + usize::from(placed_is_from))?;
+        if let Some(found) = row.get().and_then(|r| r.get(new as usize)?.get()) {
+            return Some(&**found);
         }
-        set.complete = true;
-        Ok(set)
+        self.compute_space(placed, new, placed_is_from)
+    }
+
+    /// [`ShapeSet::space_at`] the first time: allocates the row if need be and computes the
+    /// space.
+    #[cold]
+    #[inline(never)]
+    fn compute_space(&self, placed: u32, new: u32, placed_is_from: bool) -> Option<&Space> {
+        let row = self
+            .spaces
+            .get(placed as usize * 2 + usize::from(placed_is_from))?
+            .get_or_init(|| {
+                (0..self.shapes.len())
+                    .map(|_| std::sync::OnceLock::new())
+                    .collect()
+            });
+        Some(
+            &**row
+                .get(new as usize)?
+                .get_or_init(|| Box::new(self.space(placed, new, placed_is_from))),
+        )
     }
 
     /// Number of distinct shapes.
@@ -185,13 +209,21 @@ impl ShapeSet {
             }
             template_shapes.push(ids);
         }
+        if shapes.len() > MAX_SHAPES {
+            return Err(LayoutError::TooManyShapes {
+                shapes: shapes.len(),
+                templates: templates.len(),
+                limit: MAX_SHAPES,
+            });
+        }
         Ok(ShapeSet {
             names: templates.iter().map(|t| t.name.clone()).collect(),
             turns: std::sync::OnceLock::new(),
-            spaces: Dense::new(shapes.len(), 1),
+            spaces: (0..shapes.len() * 2)
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
             shapes,
             template_shapes,
-            complete: false,
         })
     }
 

@@ -205,7 +205,7 @@ impl Level {
 pub struct LevelReadError(pub String);
 
 /// A level generator, prepared once from its parameters: a game holds any recipe this way.
-pub trait Recipe {
+pub trait Recipe: Send + Sync {
     /// The recipe's name, as `levelplan generate --recipe` spells it.
     fn name(&self) -> &'static str;
 

@@ -19,6 +19,7 @@
 //!   room templates), [`recipes::isaac`] (grid floor plans), [`recipes::diablo`] (the four
 //!   stages).
 //! - [`export`]: pictures and files: SVG, Tiled maps, text.
+//! - [`stats`]: metrics of a level, for comparing many (expressive range).
 //! - [`seed`]: the deterministic random streams every stage draws from.
 //!
 //! # Example
@@ -50,6 +51,7 @@ pub mod layout;
 mod level;
 pub mod recipes;
 pub mod seed;
+pub mod stats;
 pub mod tiles;
 
 pub use data::{MAX_FILE_BYTES, read_text_file};

@@ -206,6 +206,7 @@ fn help_explains_every_command() {
         "layout",
         "verify-layout",
         "verify-level",
+        "stats",
     ] {
         assert!(out.contains(cmd), "{out}");
     }

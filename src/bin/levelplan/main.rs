@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod outputs;
+mod stats;
 
 use levelplan::graph::flow::DEFAULT_FLOW;
 use levelplan::graph::lock_and_key::LockPlan;
@@ -43,54 +44,11 @@ enum Command {
     /// the graph; `--recipe isaac` makes a grid floor plan in the style of The Binding of Isaac;
     /// `--recipe cathedral`, `catacombs`, `caves` or `hell` one of Diablo's stages.
     Generate {
-        /// The generator: `gungeon` (a flow laid out with room templates), `flow` (the flow's
-        /// graph only), `isaac` (grid floor plans) or `cathedral`, `catacombs`, `caves` or `hell`
-        /// (Diablo's stages).
-        #[arg(long, value_enum, default_value_t = RecipeName::Gungeon)]
-        recipe: RecipeName,
-        /// Gungeon: a room template library (.ron or .json) instead of the built-in one.
-        #[arg(long, value_name = "FILE")]
-        templates: Option<PathBuf>,
-        /// The level (floor number): isaac grows with it; the cathedral's area threshold depends
-        /// on it (1 to 4); the other stages record it.
-        #[arg(long, default_value_t = 1, value_name = "L")]
-        level: u32,
-        /// Isaac: use Rebirth's large rooms (2x2, 2x1, L shapes, narrow corridors).
-        #[arg(long)]
-        large_rooms: bool,
-        /// Isaac: the Curse of the Labyrinth (a double floor).
-        #[arg(long)]
-        labyrinth: bool,
-        /// Gungeon: the most seconds one level may take (0: no limit). A level made within it
-        /// is the level made without it; reaching it is an error.
-        #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
-        time_limit: f64,
-        /// Isaac: the grid's size in rooms, COLUMNSxROWS (default 9x8; the start is in the
-        /// middle). Higher levels need a bigger grid.
-        #[arg(long, value_name = "WxH", value_parser = parse_grid)]
-        grid: Option<(i32, i32)>,
-        /// A built-in flow's name (see `levelplan flows`) or the path of a flow file (.ron).
-        #[arg(long, default_value = DEFAULT_FLOW, value_name = "NAME|FILE")]
-        flow: String,
+        #[command(flatten)]
+        recipe: RecipeArgs,
         /// The level seed: the same flow and seed give the same level, byte for byte.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Set a condition flag for the flow's injection rules (repeatable).
-        #[arg(long = "flag", value_name = "FLAG")]
-        flags: Vec<String>,
-        /// Plan this many extra locks on the level (regions behind locked doors, their openers
-        /// placed before them) and prove the result with the solver.
-        #[arg(long, default_value_t = 0, value_name = "K")]
-        locks: usize,
-        /// Of the extra locks, how many are small-key doors (any small key opens one, used up).
-        #[arg(long, default_value_t = 0, value_name = "N")]
-        small_keys: usize,
-        /// Of the extra locks, how many are heavy doors opened by switches.
-        #[arg(long, default_value_t = 0, value_name = "N")]
-        switches: usize,
-        /// How many links back into earlier regions become one-way shortcuts.
-        #[arg(long, default_value_t = 0, value_name = "N")]
-        shortcuts: usize,
         /// Write the graph as Graphviz DOT to this file, composites as clusters (render with
         /// `dot -Tsvg`).
         #[arg(long, value_name = "FILE")]
@@ -109,6 +67,14 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         tmj: Option<PathBuf>,
     },
+    /// A recipe's expressive range: metrics of many levels, with histograms and heatmaps.
+    ///
+    /// Makes the levels of seeds FROM to FROM + N - 1 in parallel and writes, into DIR,
+    /// `levels.jsonl` (one line of metrics per seed, in seed order, written as levels come),
+    /// `summary.json` (count, mean, percentiles and histogram per metric), an SVG histogram per
+    /// metric, SVG heatmaps of metric pairs, and `index.html` showing them all. `--compare`
+    /// overlays an earlier run's summary.
+    Stats(stats::StatsArgs),
     /// Check flow files: syntax, node references, reachability, tree shape, chain bounds.
     ///
     /// Prints one line per file; exits non-zero if any file is invalid. A valid flow whose
@@ -182,8 +148,58 @@ enum Command {
 }
 
 /// The recipes `generate` can run.
+/// What makes a recipe, shared by `generate` and `stats`.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct RecipeArgs {
+    /// The generator: `gungeon` (a flow laid out with room templates), `flow` (the flow's
+    /// graph only), `isaac` (grid floor plans) or `cathedral`, `catacombs`, `caves` or `hell`
+    /// (Diablo's stages).
+    #[arg(long, value_enum, default_value_t = RecipeName::Gungeon)]
+    pub(crate) recipe: RecipeName,
+    /// Gungeon: a room template library (.ron or .json) instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) templates: Option<PathBuf>,
+    /// The level (floor number): isaac grows with it; the cathedral's area threshold depends
+    /// on it (1 to 4); the other stages record it.
+    #[arg(long, default_value_t = 1, value_name = "L")]
+    pub(crate) level: u32,
+    /// Isaac: use Rebirth's large rooms (2x2, 2x1, L shapes, narrow corridors).
+    #[arg(long)]
+    pub(crate) large_rooms: bool,
+    /// Isaac: the Curse of the Labyrinth (a double floor).
+    #[arg(long)]
+    pub(crate) labyrinth: bool,
+    /// Gungeon: the most seconds one level may take (0: no limit). A level made within it
+    /// is the level made without it; reaching it is an error.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub(crate) time_limit: f64,
+    /// Isaac: the grid's size in rooms, COLUMNSxROWS (default 9x8; the start is in the
+    /// middle). Higher levels need a bigger grid.
+    #[arg(long, value_name = "WxH", value_parser = parse_grid)]
+    pub(crate) grid: Option<(i32, i32)>,
+    /// A built-in flow's name (see `levelplan flows`) or the path of a flow file (.ron).
+    #[arg(long, default_value = DEFAULT_FLOW, value_name = "NAME|FILE")]
+    pub(crate) flow: String,
+    /// Set a condition flag for the flow's injection rules (repeatable).
+    #[arg(long = "flag", value_name = "FLAG")]
+    pub(crate) flags: Vec<String>,
+    /// Plan this many extra locks on the level (regions behind locked doors, their openers
+    /// placed before them) and prove the result with the solver.
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    pub(crate) locks: usize,
+    /// Of the extra locks, how many are small-key doors (any small key opens one, used up).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) small_keys: usize,
+    /// Of the extra locks, how many are heavy doors opened by switches.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) switches: usize,
+    /// How many links back into earlier regions become one-way shortcuts.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) shortcuts: usize,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum RecipeName {
+pub(crate) enum RecipeName {
     /// A flow laid out with room templates (the default).
     Gungeon,
     /// A flow's graph only.
@@ -227,6 +243,89 @@ impl RecipeName {
     }
 }
 
+/// The recipe the options describe, prepared once.
+pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String> {
+    let RecipeArgs {
+        recipe,
+        templates,
+        level: floor_level,
+        large_rooms,
+        labyrinth,
+        time_limit,
+        grid,
+        flow,
+        flags,
+        locks,
+        small_keys,
+        switches,
+        shortcuts,
+    } = args.clone();
+    let flow_recipe = matches!(recipe, RecipeName::Flow | RecipeName::Gungeon);
+    if !flow_recipe && (locks > 0 || flow != DEFAULT_FLOW) {
+        return Err(format!(
+            "--flow and --locks work on flows; --recipe {} makes its own level",
+            recipe.name()
+        ));
+    }
+    if recipe != RecipeName::Isaac && (grid.is_some() || large_rooms || labyrinth) {
+        return Err("--grid, --large-rooms and --labyrinth work with --recipe isaac".into());
+    }
+    if recipe != RecipeName::Gungeon && templates.is_some() {
+        return Err("--templates works with --recipe gungeon".into());
+    }
+    let made: Box<dyn Recipe> = if let Some(stage) = recipe.diablo() {
+        Box::new(DiabloRecipe::new(stage, floor_level))
+    } else if recipe == RecipeName::Isaac {
+        let mut params = IsaacParams {
+            large_rooms,
+            labyrinth,
+            flags: flags.into_iter().collect(),
+            ..IsaacParams::default()
+        };
+        if let Some((w, h)) = grid {
+            params.width = w;
+            params.height = h;
+            params.start = ((w + 1) / 2, (h - 1) / 2);
+        }
+        Box::new(IsaacRecipe::new(floor_level, params))
+    } else {
+        let template = load_flow(&flow)?;
+        let name = template.name.clone();
+        let flow = Flow::new(template, &name).map_err(|e| e.to_string())?;
+        let conditions = flags
+            .into_iter()
+            .fold(Conditions::new(), Conditions::with_flag);
+        let lock_plan = (locks > 0).then_some(LockPlan {
+            locks,
+            small_key_locks: small_keys,
+            switches,
+            one_way_shortcuts: shortcuts,
+            ..LockPlan::default()
+        });
+        if recipe == RecipeName::Gungeon {
+            if !(time_limit.is_finite() && time_limit >= 0.0) {
+                return Err(format!(
+                    "--time-limit {time_limit}: give a number of seconds, 0 or more"
+                ));
+            }
+            let mut params = GungeonParams {
+                conditions,
+                locks: lock_plan,
+                time_limit: (time_limit > 0.0)
+                    .then(|| std::time::Duration::from_secs_f64(time_limit.min(1e9))),
+                ..GungeonParams::default()
+            };
+            if let Some(path) = &templates {
+                params.library = load_library(path)?;
+            }
+            Box::new(Generator::new(flow, params).map_err(|e| e.to_string())?)
+        } else {
+            Box::new(FlowRecipe::new(flow, conditions, lock_plan))
+        }
+    };
+    Ok(made)
+}
+
 /// A grid size on the command line: `12x10`.
 fn parse_grid(text: &str) -> Result<(i32, i32), String> {
     let (w, h) = text
@@ -265,40 +364,13 @@ fn run(command: Command) -> Result<ExitCode, String> {
     match command {
         Command::Generate {
             recipe,
-            templates,
-            level: floor_level,
-            large_rooms,
-            labyrinth,
-            grid,
-            time_limit,
-            flow,
             seed,
-            flags,
-            locks,
-            small_keys,
-            switches,
-            shortcuts,
             dot,
             json,
             ron,
             svg,
             tmj,
         } => {
-            let flow_recipe = matches!(recipe, RecipeName::Flow | RecipeName::Gungeon);
-            if !flow_recipe && (locks > 0 || flow != DEFAULT_FLOW) {
-                return Err(format!(
-                    "--flow and --locks work on flows; --recipe {} makes its own level",
-                    recipe.name()
-                ));
-            }
-            if recipe != RecipeName::Isaac && (grid.is_some() || large_rooms || labyrinth) {
-                return Err(
-                    "--grid, --large-rooms and --labyrinth work with --recipe isaac".into(),
-                );
-            }
-            if recipe != RecipeName::Gungeon && templates.is_some() {
-                return Err("--templates works with --recipe gungeon".into());
-            }
             let outputs = [
                 dot.as_deref(),
                 json.as_deref(),
@@ -307,65 +379,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 tmj.as_deref(),
             ];
             distinct_outputs(&outputs)?;
-            if recipe == RecipeName::Flow && (svg.is_some() || tmj.is_some()) {
+            if recipe.recipe == RecipeName::Flow && (svg.is_some() || tmj.is_some()) {
                 return Err(
                     "--svg and --tmj need a recipe with a tile map; --recipe flow makes only \
                      the graph"
                         .into(),
                 );
             }
-            let made: Box<dyn Recipe> = if let Some(stage) = recipe.diablo() {
-                Box::new(DiabloRecipe::new(stage, floor_level))
-            } else if recipe == RecipeName::Isaac {
-                let mut params = IsaacParams {
-                    large_rooms,
-                    labyrinth,
-                    flags: flags.into_iter().collect(),
-                    ..IsaacParams::default()
-                };
-                if let Some((w, h)) = grid {
-                    params.width = w;
-                    params.height = h;
-                    params.start = ((w + 1) / 2, (h - 1) / 2);
-                }
-                Box::new(IsaacRecipe::new(floor_level, params))
-            } else {
-                let template = load_flow(&flow)?;
-                let name = template.name.clone();
-                let flow = Flow::new(template, &name).map_err(|e| e.to_string())?;
-                let conditions = flags
-                    .into_iter()
-                    .fold(Conditions::new(), Conditions::with_flag);
-                let lock_plan = (locks > 0).then_some(LockPlan {
-                    locks,
-                    small_key_locks: small_keys,
-                    switches,
-                    one_way_shortcuts: shortcuts,
-                    ..LockPlan::default()
-                });
-                if recipe == RecipeName::Gungeon {
-                    if !(time_limit.is_finite() && time_limit >= 0.0) {
-                        return Err(format!(
-                            "--time-limit {time_limit}: give a number of seconds, 0 or more"
-                        ));
-                    }
-                    let mut params = GungeonParams {
-                        conditions,
-                        locks: lock_plan,
-                        time_limit: (time_limit > 0.0)
-                            .then(|| std::time::Duration::from_secs_f64(time_limit.min(1e9))),
-                        ..GungeonParams::default()
-                    };
-                    if let Some(path) = &templates {
-                        params.library = load_library(path)?;
-                    }
-                    Box::new(Generator::new(flow, params).map_err(|e| e.to_string())?)
-                } else {
-                    Box::new(FlowRecipe::new(flow, conditions, lock_plan))
-                }
-            };
+            let made = build_recipe(&recipe)?;
             generate(&*made, seed, outputs)
         }
+        Command::Stats(args) => stats::run(&args, build_recipe(&args.recipe)?),
         Command::Check { files } => {
             let mut failed = 0;
             for f in &files {

@@ -127,7 +127,7 @@ pub struct GridRoom {
     pub cells: Vec<(i32, i32)>,
     /// Its design, for normal rooms.
     pub design: Option<String>,
-    /// Its steps from the start room.
+    /// Its steps from the start room, walked without passing through a secret room.
     pub distance: u32,
 }
 

@@ -22,7 +22,8 @@ pub struct FloorRoom {
     pub kind: RoomKind,
     /// Its design, for normal rooms.
     pub design: Option<String>,
-    /// Its steps from the start room.
+    /// Its steps from the start room, walked without passing through the secret room (the
+    /// secret room itself: one step beyond its nearest neighbour).
     pub distance: u32,
 }
 

@@ -207,6 +207,13 @@ pub(super) fn attempt_floor<'p, R: Rng + ?Sized>(
     }
     // A large room placed later may have touched a dead end: it is a dead end no more.
     dead_ends.retain(|&r| door_count(&grid, r) == 1);
+    if requeues > 0 {
+        // Breadth-first growth records dead ends nearest first, so the last is among the
+        // farthest (the spec's boss rule). A start queued again grows near rooms late: order
+        // the dead ends by distance again (stable, so a floor grown in one pass is unchanged).
+        let dist = super::special::room_distances(&grid);
+        dead_ends.sort_by_key(|&r| dist[r]);
+    }
     let Some(&boss) = dead_ends.last() else {
         return Err("there is no dead end for the boss".into());
     };

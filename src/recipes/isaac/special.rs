@@ -270,7 +270,29 @@ pub(super) fn build_floor<R: Rng + ?Sized>(
             }
         }
     }
-    let dist = distances_from(&graph, ids[0]);
+    // The designed distance: walked without passing through the secret room (which is one
+    // step beyond its nearest neighbour).
+    let mut open = graph.clone();
+    let secret_links: Vec<_> = open
+        .links()
+        .filter(|(.., l)| l.kind == LinkKind::Secret)
+        .map(|(id, ..)| id)
+        .collect();
+    for l in secret_links {
+        open.remove_link(l);
+    }
+    let mut dist = distances_from(&open, ids[0]);
+    for (i, p) in grid.rooms.iter().enumerate() {
+        if p.kind == RoomKind::Secret {
+            let near = graph
+                .incident_links(ids[i])
+                .filter_map(|(_, o)| dist.get(&o).copied())
+                .min();
+            if let Some(d) = near {
+                dist.insert(ids[i], d + 1);
+            }
+        }
+    }
     let rooms = grid
         .rooms
         .iter()

@@ -1022,3 +1022,42 @@ fn outputs_are_written_all_or_none() {
     assert_eq!(listing(), vec!["a.dot".to_string(), "a.json".to_string()]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--tmj` writes the tileset image beside the map; `--tileset` names the game's own instead.
+#[test]
+fn tiled_maps_come_with_their_tileset_image() {
+    let dir = scratch("tileset");
+    let map = dir.join("floor.tmj");
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "isaac",
+        "--tmj",
+        map.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let image = std::fs::read(dir.join("levelplan_tiles.png")).unwrap();
+    assert_eq!(image, levelplan::export::tiled::tileset_png());
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&map).unwrap()).unwrap();
+    assert_eq!(doc["tilesets"][0]["image"], "levelplan_tiles.png");
+    std::fs::remove_file(dir.join("levelplan_tiles.png")).unwrap();
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "isaac",
+        "--tmj",
+        map.to_str().unwrap(),
+        "--tileset",
+        "art/tiles.png",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&map).unwrap()).unwrap();
+    assert_eq!(doc["tilesets"][0]["image"], "art/tiles.png");
+    assert!(!dir.join("levelplan_tiles.png").exists());
+    // --tileset without --tmj is refused.
+    let o = levelplan(&["generate", "--tileset", "x.png"]);
+    assert!(!o.status.success());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -55,29 +55,15 @@ pub fn tilemap_to_svg(
     );
     let _ = writeln!(
         out,
-        "<rect width=\"100%\" height=\"100%\" fill=\"#22252b\"/>"
+        "<rect width=\"100%\" height=\"100%\" fill=\"{BACKGROUND}\"/>"
     );
     let colour = |tile: Tile, region: Option<u32>| -> Option<String> {
-        let fixed = match tile {
-            Tile::Solid => return None,
+        match tile {
             Tile::Floor | Tile::Corridor => {
-                return Some(region.and_then(&fill).unwrap_or_else(|| "#d9d9d9".into()));
+                Some(region.and_then(&fill).unwrap_or_else(|| TILE_FLOOR.into()))
             }
-            t if t.is_wall() => "#5b5f6b",
-            Tile::Door => "#e8a33d",
-            Tile::SecretDoor => "#9b59b6",
-            Tile::Arch => "#c8b79a",
-            Tile::Fence | Tile::Grate => "#8a8f99",
-            Tile::Window => "#9fd3f0",
-            Tile::Pillar => "#3d4048",
-            Tile::Lava => "#d8431f",
-            Tile::Bridge => "#8b5a2b",
-            Tile::StairsUp => "#4aa3df",
-            Tile::StairsDown => "#2c6e9b",
-            Tile::Lamp => "#f4cf4a",
-            _ => "#d9d9d9",
-        };
-        Some(fixed.to_string())
+            t => tile_colour(t).map(String::from),
+        }
     };
     for y in 0..h {
         let mut x = 0;
@@ -132,6 +118,34 @@ pub fn tilemap_to_svg(
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// The background of every picture (and the colour of solid rock).
+pub const BACKGROUND: &str = "#22252b";
+
+/// The colour of floor tiles that no room claims (rooms get their kind's colour).
+pub const TILE_FLOOR: &str = "#d9d9d9";
+
+/// The colour a tile is drawn in (`None` for solid rock, which is left as the background):
+/// the palette of the SVG pictures and of the Tiled tileset image.
+pub fn tile_colour(tile: Tile) -> Option<&'static str> {
+    Some(match tile {
+        Tile::Solid => return None,
+        Tile::Floor | Tile::Corridor => TILE_FLOOR,
+        t if t.is_wall() => "#5b5f6b",
+        Tile::Door => "#e8a33d",
+        Tile::SecretDoor => "#9b59b6",
+        Tile::Arch => "#c8b79a",
+        Tile::Fence | Tile::Grate => "#8a8f99",
+        Tile::Window => "#9fd3f0",
+        Tile::Pillar => "#3d4048",
+        Tile::Lava => "#d8431f",
+        Tile::Bridge => "#8b5a2b",
+        Tile::StairsUp => "#4aa3df",
+        Tile::StairsDown => "#2c6e9b",
+        Tile::Lamp => "#f4cf4a",
+        _ => TILE_FLOOR,
+    })
 }
 
 /// The fill colour of a room kind in level pictures.

@@ -1,8 +1,9 @@
 //! Tiled map files (`.tmj`, Tiled's JSON format): a tile layer and an object layer.
 //!
-//! The tileset is embedded and names an image, `levelplan_tiles.png`, with one 16 x 16 tile
-//! per [`Tile`] kind in the order of [`Tile::ALL`] (gid = index + 1); supply your own art under
-//! that name, or swap the tileset in Tiled.
+//! The tileset is embedded and names an image, [`TILESET_IMAGE`] by default, with one 16 x 16
+//! tile per [`Tile`] kind in the order of [`Tile::ALL`] (gid = index + 1). [`tileset_png`]
+//! draws that image in the SVG pictures' colours (`levelplan generate --tmj` writes it beside
+//! the map); a game points the map at its own art with [`level_to_tmj_using`].
 
 use serde_json::{Value, json};
 
@@ -10,6 +11,69 @@ use crate::tiles::{Tile, TileMap};
 
 /// Pixels per tile in the files written.
 pub const TILE_PIXELS: u32 = 16;
+
+/// The tileset image a map names unless told otherwise.
+pub const TILESET_IMAGE: &str = "levelplan_tiles.png";
+
+/// The tileset image as PNG: one [`TILE_PIXELS`]-square tile per [`Tile`] kind, in the order
+/// of [`Tile::ALL`], filled with the SVG pictures' colour ([`crate::export::svg::tile_colour`];
+/// solid rock the background). Kinds that share a colour are told apart by a mark: the four
+/// wall variants by a darker line along their run or a corner square, fences and grates by
+/// bars, stairs by steps, a pillar and a lamp by a dot.
+///
+/// # Examples
+/// ```
+/// let png = levelplan::export::tiled::tileset_png();
+/// assert_eq!(&png[1..4], b"PNG");
+/// ```
+pub fn tileset_png() -> Vec<u8> {
+    let (tile, count) = (TILE_PIXELS as usize, Tile::ALL.len());
+    let (w, h) = (tile * count, tile);
+    let mut rgb = vec![0u8; w * h * 3];
+    let parse = |hex: &str| {
+        let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0);
+        [(v >> 16) as u8, (v >> 8) as u8, v as u8]
+    };
+    let dark = |c: [u8; 3]| c.map(|x| (u32::from(x) * 3 / 5) as u8);
+    for (i, &t) in Tile::ALL.iter().enumerate() {
+        let base =
+            parse(crate::export::svg::tile_colour(t).unwrap_or(crate::export::svg::BACKGROUND));
+        let mark = dark(base);
+        for y in 0..tile {
+            for x in 0..tile {
+                let (mid, edge) = (tile / 2, tile - 1);
+                let marked = match t {
+                    Tile::WallVertical => (mid - 1..=mid).contains(&x),
+                    Tile::WallHorizontal => (mid - 1..=mid).contains(&y),
+                    Tile::WallCornerOuter => x < mid && y < mid,
+                    Tile::WallCornerInner => x >= mid && y >= mid,
+                    Tile::Fence => x % 4 == 1,
+                    Tile::Grate => x % 4 == 1 || y % 4 == 1,
+                    Tile::StairsUp | Tile::StairsDown => y % 4 == 3,
+                    Tile::Pillar | Tile::Lamp => x.abs_diff(mid) + y.abs_diff(mid) <= tile / 4,
+                    _ => false,
+                } || ((x == 0 || y == 0 || x == edge || y == edge)
+                    && t != Tile::Solid);
+                let c = if marked { mark } else { base };
+                let at = (y * w + i * tile + x) * 3;
+                rgb[at..at + 3].copy_from_slice(&c);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, w as u32, h as u32);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder
+            .write_header()
+            .expect("writing a PNG header to memory cannot fail");
+        writer
+            .write_image_data(&rgb)
+            .expect("the image has the size given");
+    }
+    out
+}
 
 /// An object of the object layer, in tile units.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +108,12 @@ pub struct TiledObject {
 /// assert_eq!(doc["layers"][0]["data"], serde_json::json!([1, 2]));
 /// ```
 pub fn to_tmj(map: &TileMap, objects: &[TiledObject]) -> String {
+    to_tmj_using(map, objects, TILESET_IMAGE)
+}
+
+/// [`to_tmj`] with a tileset image of the caller's (a path relative to the map, laid out as
+/// [`tileset_png`]'s).
+pub fn to_tmj_using(map: &TileMap, objects: &[TiledObject], image: &str) -> String {
     let (w, h) = (map.tiles.width(), map.tiles.height());
     let data: Vec<u32> = map
         .tiles
@@ -103,7 +173,7 @@ pub fn to_tmj(map: &TileMap, objects: &[TiledObject]) -> String {
             "firstgid": 1, "name": "levelplan",
             "tilewidth": TILE_PIXELS, "tileheight": TILE_PIXELS,
             "tilecount": Tile::ALL.len(), "columns": Tile::ALL.len(),
-            "image": "levelplan_tiles.png",
+            "image": image,
             "imagewidth": TILE_PIXELS as usize * Tile::ALL.len(), "imageheight": TILE_PIXELS,
             "margin": 0, "spacing": 0,
         }],
@@ -130,11 +200,17 @@ pub fn to_tmj(map: &TileMap, objects: &[TiledObject]) -> String {
 /// # Ok::<(), levelplan::RecipeError>(())
 /// ```
 pub fn level_to_tmj(level: &crate::Level) -> String {
+    level_to_tmj_using(level, TILESET_IMAGE)
+}
+
+/// [`level_to_tmj`] naming the caller's tileset image (a path relative to the map, laid out as
+/// [`tileset_png`]'s: one tile per kind in the order of [`Tile::ALL`]).
+pub fn level_to_tmj_using(level: &crate::Level, image: &str) -> String {
     let objects = match &level.layout {
         Some(layout) => layout_objects(level, layout),
         None => tile_objects(level),
     };
-    to_tmj(&level.tiles, &objects)
+    to_tmj_using(&level.tiles, &objects, image)
 }
 
 /// The rooms and doors of a laid-out level.

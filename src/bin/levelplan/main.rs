@@ -62,10 +62,14 @@ enum Command {
         /// Write a picture of the tile map as SVG (recipes with tiles: isaac).
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
-        /// Write the tile map as a Tiled map (.tmj) with rooms and doors as objects (recipes
-        /// with tiles: isaac).
+        /// Write the tile map as a Tiled map (.tmj) with rooms and doors as objects, and the
+        /// tileset image it names (levelplan_tiles.png) beside it.
         #[arg(long, value_name = "FILE")]
         tmj: Option<PathBuf>,
+        /// With --tmj: name this tileset image (relative to the map; one 16 x 16 tile per tile
+        /// kind, in levelplan's order) instead of writing levelplan's own.
+        #[arg(long, value_name = "IMAGE", requires = "tmj")]
+        tileset: Option<String>,
     },
     /// A recipe's expressive range: metrics of many levels, with histograms and heatmaps.
     ///
@@ -370,6 +374,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             ron,
             svg,
             tmj,
+            tileset,
         } => {
             let outputs = [
                 dot.as_deref(),
@@ -387,7 +392,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 );
             }
             let made = build_recipe(&recipe)?;
-            generate(&*made, seed, outputs)
+            generate(&*made, seed, outputs, tileset.as_deref())
         }
         Command::Stats(args) => stats::run(&args, build_recipe(&args.recipe)?),
         Command::Check { files } => {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use levelplan::export::svg::level_to_svg;
 use levelplan::export::text::{legend, level_to_ascii};
-use levelplan::export::tiled::level_to_tmj;
+use levelplan::export::tiled::{level_to_tmj, level_to_tmj_using};
 use levelplan::graph::composite::decompose;
 use levelplan::graph::summary::GraphSummary;
 use levelplan::graph::{enclosures, to_dot_with_composites};
@@ -64,15 +64,20 @@ pub(crate) fn load_flow(name_or_file: &str) -> Result<FlowTemplate, String> {
 /// the temporary files are removed and the targets are left as they were.
 #[derive(Default)]
 pub(crate) struct Outputs {
-    files: Vec<(PathBuf, String)>,
+    files: Vec<(PathBuf, Vec<u8>)>,
 }
 
 impl Outputs {
     /// Adds `path` (where asked) with the text `text` makes.
     pub(crate) fn add(&mut self, path: Option<&Path>, text: impl FnOnce() -> String) {
         if let Some(path) = path {
-            self.files.push((path.to_path_buf(), text()));
+            self.files.push((path.to_path_buf(), text().into_bytes()));
         }
+    }
+
+    /// Adds a binary file.
+    pub(crate) fn add_bytes(&mut self, path: &Path, bytes: Vec<u8>) {
+        self.files.push((path.to_path_buf(), bytes));
     }
 
     /// Writes every file, or none. Targets that exist and are not plain files (a terminal,
@@ -151,6 +156,7 @@ pub(crate) fn generate(
     recipe: &dyn Recipe,
     seed: u64,
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
+    tileset: Option<&str>,
 ) -> Result<ExitCode, String> {
     let level = recipe.generate(seed).map_err(|e| match e {
         RecipeError::Unsolvable { source, .. } => {
@@ -181,7 +187,21 @@ pub(crate) fn generate(
         to_dot_with_composites(&level.graph, &title, &composites)
     });
     out.add(svg, || level_to_svg(&level, scale));
-    out.add(tmj, || level_to_tmj(&level));
+    match tileset {
+        // The game's own tileset image: named, not written.
+        Some(image) => out.add(tmj, || level_to_tmj_using(&level, image)),
+        None => {
+            out.add(tmj, || level_to_tmj(&level));
+            // The tileset image the map names, beside it.
+            if let Some(map) = tmj {
+                let image = map
+                    .parent()
+                    .unwrap_or(Path::new(""))
+                    .join(levelplan::export::tiled::TILESET_IMAGE);
+                out.add_bytes(&image, levelplan::export::tiled::tileset_png());
+            }
+        }
+    }
     out.add(json, || {
         serde_json::to_string_pretty(&level).expect("a level always serialises")
     });

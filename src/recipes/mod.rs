@@ -8,6 +8,7 @@ pub mod diablo;
 pub mod flow;
 pub mod gungeon;
 pub mod isaac;
+pub mod sectors;
 
 use crate::graph::{LevelGraph, Link, Room, RoomId, RoomKind};
 use crate::tiles::regions::{Contact, Regions};

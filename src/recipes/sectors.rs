@@ -299,10 +299,10 @@ pub fn clean_up(field: &mut Field) {
                 }
             }
             let home = others.into_iter().find(|&o| {
+                // The cell itself counts as `o`'s, as if attached.
                 let wild = wild_for(field, o);
-                let mut trial = field.clone();
-                trial.set(x as i64, y as i64, Some(o));
-                in_block(&trial, x, y, o, &wild)
+                let as_o = |cx: i64, cy: i64| (cx, cy) == (x as i64, y as i64) || wild(cx, cy);
+                in_block(field, x, y, o, &as_o)
             });
             changes.push((x, y, home));
         }

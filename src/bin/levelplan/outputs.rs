@@ -132,6 +132,18 @@ impl Outputs {
     }
 }
 
+/// A recipe's failure as the CLI says it: the recipe's own error, or why the level made is not
+/// completable.
+pub(crate) fn recipe_message(e: &RecipeError) -> String {
+    match e {
+        RecipeError::Unsolvable { source, .. } => {
+            format!("the level is not completable: {source}")
+        }
+        RecipeError::Failed { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// Refuses a command whose outputs name one file twice (after making paths absolute).
 pub(crate) fn distinct_outputs(paths: &[Option<&Path>]) -> Result<(), String> {
     let mut seen: Vec<(PathBuf, &Path)> = Vec::new();
@@ -158,13 +170,7 @@ pub(crate) fn generate(
     [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
     tileset: Option<&str>,
 ) -> Result<ExitCode, String> {
-    let level = recipe.generate(seed).map_err(|e| match e {
-        RecipeError::Unsolvable { source, .. } => {
-            format!("the level is not completable: {source}")
-        }
-        RecipeError::Failed { source, .. } => source.to_string(),
-        other => other.to_string(),
-    })?;
+    let level = recipe.generate(seed).map_err(|e| recipe_message(&e))?;
     print!("{}", describe(&level));
     let walkthrough = &level.walkthrough;
     println!(
@@ -308,13 +314,7 @@ pub(crate) fn generate_failure(flow: &FlowTemplate) -> Option<String> {
         .filter_map(|seed| recipe.generate(seed).err().map(|e| (seed, e)))
         .collect();
     let (seed, first) = failures.first()?;
-    let why = match first {
-        RecipeError::Unsolvable { source, .. } => {
-            format!("the level is not completable: {source}")
-        }
-        RecipeError::Failed { source, .. } => source.to_string(),
-        other => other.to_string(),
-    };
+    let why = recipe_message(first);
     Some(format!(
         "`generate` fails on {} of {HOLE_SEEDS} seeds; seed {seed}: {why}",
         failures.len()

@@ -114,6 +114,90 @@ pub enum LevelDetail {
         /// The caves' lava rivers: each river's cells from its source, and its bridge.
         rivers: Vec<RiverRecord>,
     },
+    /// Sector levels (`recipes::sectors`): geometry made into a graph, a chain of scripts,
+    /// doors and windows on the shared walls. Region `i` of the tiles is room `i`.
+    Sectors {
+        /// The geometry generator (`bsp` or `growth`).
+        geometry: String,
+        /// The field's width and height in tiles.
+        size: (usize, usize),
+        /// Every sector (one per room, in room order).
+        sectors: Vec<SectorRecord>,
+        /// Every connection (one per link, in link order) with its doors and windows.
+        connections: Vec<SectorConnection>,
+        /// The lock-and-key scripts, outermost first: script 0 holds the exit.
+        scripts: Vec<crate::graph::lock_and_key::Script>,
+        /// The openers and the exit switch, each on a floor tile of its room.
+        items: Vec<PlacedItem>,
+    },
+}
+
+/// A sector of a sector level.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectorRecord {
+    /// Its room.
+    pub room: RoomId,
+    /// Its cells (walls and floor).
+    pub cells: usize,
+    /// The script that closes it off (`None`: the start sector and secret rooms).
+    pub script: Option<usize>,
+}
+
+/// A connection of a sector level: the side the player comes from, and what is in the wall.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectorConnection {
+    /// The link.
+    pub link: LinkId,
+    /// The side the player first reaches (the connection's orientation).
+    pub from: RoomId,
+    /// The other side.
+    pub to: RoomId,
+    /// Its doors, windows or secret wall, the first always a door (or the secret wall).
+    pub openings: Vec<Opening>,
+}
+
+/// A door, window or secret wall in the boundary between two sectors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opening {
+    /// What it is.
+    pub kind: OpeningKind,
+    /// Its tiles across the wall, as `(tile on the from side, tile on the to side)` pairs,
+    /// one pair per cell of width.
+    pub cells: Vec<(TilePos, TilePos)>,
+}
+
+impl Opening {
+    /// Its width in cells.
+    pub fn width(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Whether it is a heavy door (2 or 3 cells wide), which only a switch opens.
+    pub fn heavy(&self) -> bool {
+        self.kind == OpeningKind::Door && self.width() >= 2
+    }
+}
+
+/// What an [`Opening`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OpeningKind {
+    /// A door (1 cell: plain; 2 or 3: heavy).
+    Door,
+    /// A window: look, do not pass.
+    Window,
+    /// A secret wall, towards a secret room.
+    SecretWall,
+}
+
+/// An item on a tile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacedItem {
+    /// Its tile.
+    pub at: TilePos,
+    /// Its room.
+    pub room: RoomId,
+    /// The item.
+    pub item: crate::graph::Item,
 }
 
 /// A room of a grid floor plan.

@@ -61,7 +61,8 @@ pub use graph::{
     RoomId, RoomKind, RoomOrigin,
 };
 pub use level::{
-    GridRoom, Level, LevelDetail, LevelReadError, Recipe, RecipeError, RiverRecord, Stairs, TilePos,
+    GridRoom, Level, LevelDetail, LevelReadError, Opening, OpeningKind, PlacedItem, Recipe,
+    RecipeError, RiverRecord, SectorConnection, SectorRecord, Stairs, TilePos,
 };
 pub use seed::LevelRng;
 

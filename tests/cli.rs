@@ -684,8 +684,9 @@ fn verify_level_accepts_what_every_recipe_writes() {
 #[test]
 fn every_recipe_writes_one_level_document() {
     let dir = scratch("documents");
-    let runs: [(&str, &[&str]); 5] = [
+    let runs: [(&str, &[&str]); 6] = [
         ("flow", &["--recipe", "flow", "--locks", "2"]),
+        ("sectors", &["--recipe", "sectors", "--geometry", "growth"]),
         ("gungeon", &["--flow", "fork"]),
         ("isaac", &["--recipe", "isaac", "--level", "2"]),
         ("cathedral", &["--recipe", "cathedral"]),
@@ -1060,4 +1061,76 @@ fn tiled_maps_come_with_their_tileset_image() {
     let o = levelplan(&["generate", "--tileset", "x.png"]);
     assert!(!o.status.success());
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sectors_print_the_map_the_scripts_and_the_walkthrough() {
+    let dir = scratch("sectors");
+    let tmj = dir.join("s.tmj");
+    let svg = dir.join("s.svg");
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "sectors",
+        "--geometry",
+        "growth",
+        "--size",
+        "48",
+        "40",
+        "--seed",
+        "4",
+        "--tmj",
+        tmj.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("sectors (growth), 48 x 40, seed 4: "),
+        "{out}"
+    );
+    for part in [
+        "@ start, E exit switch",
+        "scripts, in the order the player opens them:",
+        "the exit switch is in r",
+        "walkthrough (",
+    ] {
+        assert!(out.contains(part), "{part}: {out}");
+    }
+    assert_eq!(
+        out.matches('@').count(),
+        2,
+        "the start on the map and in the legend: {out}"
+    );
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<circle"));
+    assert!(dir.join("levelplan_tiles.png").exists());
+    // Options of other recipes, and bad sizes, are clear errors.
+    let o = levelplan(&["generate", "--recipe", "isaac", "--size", "40", "40"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--recipe sectors"), "{}", stderr(&o));
+    let o = levelplan(&["generate", "--recipe", "sectors", "--size", "8", "40"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("`width`"), "{}", stderr(&o));
+    // A settings file.
+    let file = dir.join("mine.ron");
+    std::fs::write(
+        &file,
+        "(geometry: Growth, width: 40, height: 32, max_keys: 0)",
+    )
+    .unwrap();
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "sectors",
+        "--sector-params",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("sectors (growth), 40 x 32"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("the key"), "{}", stdout(&o));
 }

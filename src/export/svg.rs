@@ -262,14 +262,24 @@ pub fn level_to_svg(level: &crate::Level, scale: u32) -> String {
             })
         })
         .collect();
+    // Sector levels colour their sectors by script (the start, exit and secret rooms by kind).
+    let scripts: Vec<Option<usize>> = match &level.detail {
+        crate::LevelDetail::Sectors { sectors, .. } => (0..level.region_rooms.len())
+            .map(|r| room_of(r).and_then(|id| sectors.get(id.0 as usize).and_then(|s| s.script)))
+            .collect(),
+        _ => Vec::new(),
+    };
     let svg = tilemap_to_svg(
         map,
         scale,
         |r| {
-            kinds
-                .get(r as usize)
-                .and_then(|k| k.as_ref())
-                .map(|k| kind_colour(k).to_string())
+            let kind = kinds.get(r as usize).and_then(|k| k.as_ref());
+            if let (Some(crate::graph::RoomKind::Normal), Some(Some(script))) =
+                (kind, scripts.get(r as usize))
+            {
+                return Some(SCRIPT_COLOURS[script % SCRIPT_COLOURS.len()].to_string());
+            }
+            kind.map(|k| kind_colour(k).to_string())
         },
         &[],
     );
@@ -347,6 +357,7 @@ pub fn level_to_svg(level: &crate::Level, scale: u32) -> String {
             );
         }
     }
+    sector_marks(level, s, &mut extra);
     // One-way doors: an arrow through the door, pointing into the room it leads to.
     let centroids = region_centroids(map, level.region_rooms.len());
     for (l, placed) in placed_links.iter().enumerate() {
@@ -394,6 +405,81 @@ pub fn level_to_svg(level: &crate::Level, scale: u32) -> String {
         );
     }
     with_margin(&svg, &extra, 2.0 * s)
+}
+
+/// Fills for the sectors of a sector level's scripts, by script number (round again after
+/// the last).
+pub const SCRIPT_COLOURS: [&str; 8] = [
+    "#c9bfae", "#e7c9a0", "#c7d9a7", "#a9d1c9", "#c6b7d9", "#e3b5b5", "#d9d29a", "#b5c7e3",
+];
+
+/// A sector level's marks: heavy doors framed in black, each locked connection's first door
+/// named by its opener in red, and a dot on each item's tile (gold for openers, red for the
+/// exit switch) and on the start tile (green).
+fn sector_marks(level: &crate::Level, s: f64, extra: &mut String) {
+    use crate::graph::{Item, Opener};
+    let crate::LevelDetail::Sectors {
+        connections, items, ..
+    } = &level.detail
+    else {
+        return;
+    };
+    for c in connections {
+        let lock = level.graph.link(c.link).and_then(|l| l.lock);
+        for (i, o) in c.openings.iter().enumerate() {
+            let xs = o.cells.iter().flat_map(|&(a, b)| [a.0, b.0]);
+            let ys = o.cells.iter().flat_map(|&(a, b)| [a.1, b.1]);
+            let (x0, x1) = (xs.clone().min().unwrap_or(0), xs.max().unwrap_or(0) + 1);
+            let (y0, y1) = (ys.clone().min().unwrap_or(0), ys.max().unwrap_or(0) + 1);
+            if o.heavy() {
+                let _ = writeln!(
+                    extra,
+                    "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#1b1b1b\" stroke-width=\"{:.1}\"/>",
+                    x0 as f64 * s,
+                    y0 as f64 * s,
+                    (x1 - x0) as f64 * s,
+                    (y1 - y0) as f64 * s,
+                    0.25 * s
+                );
+            }
+            if let (0, Some(lock)) = (i, lock) {
+                let name = match lock.opener {
+                    Opener::Key => format!("key {}", lock.by),
+                    Opener::Task => format!("task {}", lock.by),
+                    _ => format!("switch {}", lock.by),
+                };
+                let _ = writeln!(
+                    extra,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" fill=\"#c00000\" font-family=\"sans-serif\" font-weight=\"bold\" text-anchor=\"middle\" stroke-width=\"{:.1}\" {HALO}>{}</text>",
+                    (x0 + x1) as f64 / 2.0 * s,
+                    y0 as f64 * s - 0.3 * s,
+                    0.9 * s,
+                    0.2 * s,
+                    escape(&name)
+                );
+            }
+        }
+    }
+    let dot = |extra: &mut String, (x, y): (usize, usize), fill: &str| {
+        let _ = writeln!(
+            extra,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{:.1}\" fill=\"{fill}\" stroke=\"#1b1b1b\" stroke-width=\"{:.1}\"/>",
+            (x as f64 + 0.5) * s,
+            (y as f64 + 0.5) * s,
+            0.45 * s,
+            0.1 * s
+        );
+    };
+    for placed in items {
+        let fill = match placed.item {
+            Item::Named(_) => "#e03030",
+            _ => "#ffd700",
+        };
+        dot(extra, placed.at, fill);
+    }
+    if let Some(stairs) = level.stairs {
+        dot(extra, stairs.up, "#30c030");
+    }
 }
 
 /// The mean tile of each region's floor, in tiles (the middle of the tile).

@@ -20,7 +20,72 @@ use crate::{Level, LevelDetail};
 /// # Ok::<(), levelplan::RecipeError>(())
 /// ```
 pub fn level_to_ascii(level: &Level) -> String {
-    grid_to_ascii(level).unwrap_or_else(|| level.tiles.to_ascii())
+    grid_to_ascii(level)
+        .or_else(|| sectors_to_ascii(level))
+        .unwrap_or_else(|| level.tiles.to_ascii())
+}
+
+/// A sector level's tile map with what lies on it: `@` the start, `E` the exit switch, `k` a
+/// key, `s` a switch, `t` a task; `H` for the tiles of a heavy door (2 or 3 cells wide). `None`
+/// for levels of other recipes.
+///
+/// # Examples
+/// ```
+/// use levelplan::export::text::sectors_to_ascii;
+/// use levelplan::recipes::sectors::{SectorParams, SectorRecipe};
+/// use levelplan::Recipe;
+/// let level = SectorRecipe::new(SectorParams::default())?.generate(2)?;
+/// let text = sectors_to_ascii(&level).unwrap();
+/// assert_eq!((text.matches('@').count(), text.matches('E').count()), (1, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sectors_to_ascii(level: &Level) -> Option<String> {
+    use crate::graph::Item;
+    let LevelDetail::Sectors {
+        connections, items, ..
+    } = &level.detail
+    else {
+        return None;
+    };
+    let map = &level.tiles.tiles;
+    let mut rows: Vec<Vec<char>> = (0..map.height())
+        .map(|y| {
+            (0..map.width())
+                .map(|x| map.get(x as i64, y as i64).map_or(' ', |t| t.glyph()))
+                .collect()
+        })
+        .collect();
+    let mut mark = |(x, y): (usize, usize), c: char| {
+        if let Some(cell) = rows.get_mut(y).and_then(|r| r.get_mut(x)) {
+            *cell = c;
+        }
+    };
+    for o in connections.iter().flat_map(|c| &c.openings) {
+        if o.heavy() {
+            for &(a, b) in &o.cells {
+                mark(a, 'H');
+                mark(b, 'H');
+            }
+        }
+    }
+    for placed in items {
+        let c = match &placed.item {
+            Item::Key(_) | Item::SmallKey(_) => 'k',
+            Item::Switch(_) => 's',
+            Item::Task(_) => 't',
+            Item::Named(_) => 'E',
+        };
+        mark(placed.at, c);
+    }
+    if let Some(stairs) = level.stairs {
+        mark(stairs.up, '@');
+    }
+    let mut out = String::new();
+    for row in rows {
+        out.push_str(row.iter().collect::<String>().trim_end());
+        out.push('\n');
+    }
+    Some(out)
 }
 
 /// What the characters of [`level_to_ascii`] mean for this level's recipe, where they need
@@ -34,6 +99,10 @@ pub fn legend(level: &Level) -> Option<&'static str> {
         LevelDetail::Diablo { .. } => Some(
             "< stairs up, > stairs down, D door, A arch, f fence, o pillar, i lamp, ~ lava, \
              = bridge; walls | - + * #",
+        ),
+        LevelDetail::Sectors { .. } => Some(
+            "@ start, E exit switch, k key, s switch, t task; D door, H heavy door (a switch \
+             opens it), w window, % secret wall, # wall, . floor",
         ),
         _ => None,
     }

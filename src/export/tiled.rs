@@ -343,5 +343,29 @@ fn tile_objects(level: &crate::Level) -> Vec<TiledObject> {
             });
         }
     }
+    // Sector levels: the start, the openers and the exit switch, each a point on its tile.
+    if let crate::LevelDetail::Sectors { items, .. } = &level.detail {
+        use crate::graph::Item;
+        let point = |name: String, class: &str, (x, y): (usize, usize)| TiledObject {
+            name,
+            class: class.into(),
+            x: x as f64 + 0.5,
+            y: y as f64 + 0.5,
+            width: 0.0,
+            height: 0.0,
+        };
+        if let Some(stairs) = level.stairs {
+            objects.push(point(level.start.to_string(), "start", stairs.up));
+        }
+        for placed in items {
+            let (name, class) = match &placed.item {
+                Item::Key(k) | Item::SmallKey(k) => (k.to_string(), "key"),
+                Item::Switch(k) => (k.to_string(), "switch"),
+                Item::Task(k) => (k.to_string(), "task"),
+                Item::Named(n) => (n.clone(), "item"),
+            };
+            objects.push(point(name, class, placed.at));
+        }
+    }
     objects
 }

@@ -156,8 +156,8 @@ enum Command {
 #[derive(clap::Args, Debug, Clone)]
 pub(crate) struct RecipeArgs {
     /// The generator: `gungeon` (a flow laid out with room templates), `flow` (the flow's
-    /// graph only), `isaac` (grid floor plans) or `cathedral`, `catacombs`, `caves` or `hell`
-    /// (Diablo's stages).
+    /// graph only), `isaac` (grid floor plans), `cathedral`, `catacombs`, `caves` or `hell`
+    /// (Diablo's stages), or `sectors` (geometry -> sector graph -> scripts -> doors).
     #[arg(long, value_enum, default_value_t = RecipeName::Gungeon)]
     pub(crate) recipe: RecipeName,
     /// Gungeon: a room template library (.ron or .json) instead of the built-in one.
@@ -200,6 +200,25 @@ pub(crate) struct RecipeArgs {
     /// How many links back into earlier regions become one-way shortcuts.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) shortcuts: usize,
+    /// Sectors: the geometry generator (default bsp, or the settings file's).
+    #[arg(long, value_enum, value_name = "GENERATOR")]
+    pub(crate) geometry: Option<GeometryName>,
+    /// Sectors: the field's width and height in cells (16 to 1024 each; default 64 64).
+    #[arg(long, num_args = 2, value_names = ["W", "H"])]
+    pub(crate) size: Option<Vec<usize>>,
+    /// Sectors: a settings file (RON, the fields of `SectorParams`; fields left out keep
+    /// their defaults). --geometry and --size override it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) sector_params: Option<PathBuf>,
+}
+
+/// The sector recipe's geometry generators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GeometryName {
+    /// Binary space partition: rooms in leaves, corridors between them.
+    Bsp,
+    /// Room growth: seeds grown until they fill the level's outline.
+    Growth,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -218,6 +237,9 @@ pub(crate) enum RecipeName {
     Caves,
     /// Diablo's fourth stage.
     Hell,
+    /// Sector levels: geometry, its sector graph, a chain of lock-and-key scripts, doors and
+    /// windows.
+    Sectors,
 }
 
 impl RecipeName {
@@ -231,6 +253,7 @@ impl RecipeName {
             RecipeName::Catacombs => "catacombs",
             RecipeName::Caves => "caves",
             RecipeName::Hell => "hell",
+            RecipeName::Sectors => "sectors",
         }
     }
 
@@ -263,6 +286,9 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         small_keys,
         switches,
         shortcuts,
+        geometry,
+        size,
+        sector_params,
     } = args.clone();
     let flow_recipe = matches!(recipe, RecipeName::Flow | RecipeName::Gungeon);
     if !flow_recipe && (locks > 0 || flow != DEFAULT_FLOW) {
@@ -277,7 +303,32 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
     if recipe != RecipeName::Gungeon && templates.is_some() {
         return Err("--templates works with --recipe gungeon".into());
     }
-    let made: Box<dyn Recipe> = if let Some(stage) = recipe.diablo() {
+    if recipe != RecipeName::Sectors
+        && (geometry.is_some() || size.is_some() || sector_params.is_some())
+    {
+        return Err("--geometry, --size and --sector-params work with --recipe sectors".into());
+    }
+    let made: Box<dyn Recipe> = if recipe == RecipeName::Sectors {
+        use levelplan::recipes::sectors::{Geometry, SectorParams, SectorRecipe};
+        let mut params = match &sector_params {
+            Some(path) => {
+                let text = levelplan::read_text_file(path).map_err(|e| e.to_string())?;
+                SectorParams::from_ron(&text, &path.display().to_string())
+                    .map_err(|e| e.to_string())?
+            }
+            None => SectorParams::default(),
+        };
+        match geometry {
+            Some(GeometryName::Bsp) => params.geometry = Geometry::Bsp,
+            Some(GeometryName::Growth) => params.geometry = Geometry::Growth,
+            None => {}
+        }
+        if let Some(size) = &size {
+            params.width = size[0];
+            params.height = size[1];
+        }
+        Box::new(SectorRecipe::new(params).map_err(|e| e.to_string())?)
+    } else if let Some(stage) = recipe.diablo() {
         Box::new(DiabloRecipe::new(stage, floor_level))
     } else if recipe == RecipeName::Isaac {
         let mut params = IsaacParams {

@@ -277,12 +277,71 @@ pub(crate) fn describe(level: &Level) -> String {
                 level.attempts
             ));
         }
+        LevelDetail::Sectors {
+            geometry,
+            size,
+            sectors,
+            connections,
+            scripts,
+            ..
+        } => {
+            let secret = sectors
+                .iter()
+                .filter(|s| {
+                    level
+                        .graph
+                        .room(s.room)
+                        .is_some_and(|r| r.kind == RoomKind::Secret)
+                })
+                .count();
+            let openings = connections.iter().flat_map(|c| &c.openings);
+            let (mut doors, mut heavy, mut windows) = (0, 0, 0);
+            for o in openings {
+                match o.kind {
+                    levelplan::OpeningKind::Door if o.heavy() => heavy += 1,
+                    levelplan::OpeningKind::Door => doors += 1,
+                    levelplan::OpeningKind::Window => windows += 1,
+                    _ => {}
+                }
+            }
+            out.push_str(&format!(
+                "sectors ({geometry}), {} x {}, seed {seed}: {} sectors ({secret} secret), {} \
+                 connections, {} scripts, {doors} doors, {heavy} heavy doors, {windows} windows, \
+                 {} attempt(s)\n",
+                size.0,
+                size.1,
+                sectors.len(),
+                connections.len(),
+                scripts.len(),
+                level.attempts
+            ));
+        }
         _ => out.push_str(&format!("{}, seed {seed}\n", level.recipe)),
     }
     out.push_str(&level_to_ascii(level));
     if let Some(legend) = legend(level) {
         out.push_str(legend);
         out.push('\n');
+    }
+    if let LevelDetail::Sectors { scripts, .. } = &level.detail {
+        out.push_str("scripts, in the order the player opens them:\n");
+        for (i, s) in scripts.iter().enumerate().rev() {
+            let rooms: Vec<String> = s.rooms.iter().map(|r| r.to_string()).collect();
+            let opener = match s.lock.opener {
+                levelplan::Opener::Key => "key",
+                levelplan::Opener::Task => "task",
+                levelplan::Opener::SmallKey => "small key",
+                _ => "switch",
+            };
+            out.push_str(&format!(
+                "  script {i}: the {opener} {} in {} opens {} door(s) to {}\n",
+                s.lock.by,
+                s.opener_room,
+                s.links.len(),
+                rooms.join(", ")
+            ));
+        }
+        out.push_str(&format!("  the exit switch is in {}\n", level.goal));
     }
     if let LevelDetail::Isaac { rooms, .. } = &level.detail {
         let boss = rooms.iter().find(|r| {

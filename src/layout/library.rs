@@ -17,8 +17,18 @@ pub struct TemplateLibrary {
     /// Repeat mode of templates that set none.
     #[serde(default)]
     pub repeat: RepeatMode,
-    /// The templates.
+    /// The templates written out in the file.
+    #[serde(default)]
     pub templates: Vec<RoomTemplate>,
+    /// Room templates drawn in Tiled: `.tmj` or `.tmx` maps, paths relative to the library
+    /// file (see [`super::tiled`]). Reading the library reads them, adds their templates
+    /// after `templates` and empties this list (the library read is self-contained).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiled: Vec<String>,
+    /// Tile ids (within each Tiled map's first tileset) that are wall, for maps whose tileset
+    /// does not say with a `wall` tile property.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wall_tiles: Vec<u32>,
 }
 
 /// A library that cannot be used, and why.
@@ -38,24 +48,69 @@ impl TemplateLibrary {
             .expect("the built-in template library is valid")
     }
 
-    /// Reads a library from RON and checks it.
+    /// Reads a library from RON and checks it. Tiled maps it lists are read from paths
+    /// relative to `file`'s folder.
     pub fn from_ron(text: &str, file: &str) -> Result<TemplateLibrary, LibraryError> {
-        let lib: TemplateLibrary = crate::data::from_ron(text, true).map_err(|e| LibraryError {
-            file: file.into(),
-            message: format!("line {}, column {}: {}", e.line, e.column, e.message),
-        })?;
+        let mut lib: TemplateLibrary =
+            crate::data::from_ron(text, true).map_err(|e| LibraryError {
+                file: file.into(),
+                message: format!("line {}, column {}: {}", e.line, e.column, e.message),
+            })?;
+        lib.read_tiled(file)?;
         lib.validate(file)?;
         Ok(lib)
     }
 
-    /// Reads a library from JSON and checks it.
+    /// Reads a library from JSON and checks it; Tiled maps as for [`Self::from_ron`].
     pub fn from_json(text: &str, file: &str) -> Result<TemplateLibrary, LibraryError> {
-        let lib: TemplateLibrary = serde_json::from_str(text).map_err(|e| LibraryError {
+        let mut lib: TemplateLibrary = serde_json::from_str(text).map_err(|e| LibraryError {
             file: file.into(),
             message: e.to_string(),
         })?;
+        lib.read_tiled(file)?;
         lib.validate(file)?;
         Ok(lib)
+    }
+
+    /// Reads a library file: JSON if its name ends in `.json`, else RON.
+    ///
+    /// # Examples
+    /// ```
+    /// use levelplan::layout::library::TemplateLibrary;
+    /// let lib = TemplateLibrary::load(std::path::Path::new("fixtures/templates/tiled/library.ron"))?;
+    /// assert!(lib.templates.len() >= 12);
+    /// # Ok::<(), levelplan::layout::library::LibraryError>(())
+    /// ```
+    pub fn load(path: &std::path::Path) -> Result<TemplateLibrary, LibraryError> {
+        let file = path.display().to_string();
+        let text = crate::read_text_file(path).map_err(|e| LibraryError {
+            file: file.clone(),
+            message: format!("cannot read it: {e}"),
+        })?;
+        if path.extension().is_some_and(|e| e == "json") {
+            TemplateLibrary::from_json(&text, &file)
+        } else {
+            TemplateLibrary::from_ron(&text, &file)
+        }
+    }
+
+    /// Reads the Tiled maps `tiled` lists (relative to `file`'s folder) into `templates`.
+    fn read_tiled(&mut self, file: &str) -> Result<(), LibraryError> {
+        if self.tiled.is_empty() {
+            return Ok(());
+        }
+        let dir = std::path::Path::new(file)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        for name in std::mem::take(&mut self.tiled) {
+            let template = super::tiled::load_template(&dir.join(&name), &self.wall_tiles)
+                .map_err(|e| LibraryError {
+                    file: file.into(),
+                    message: e.to_string(),
+                })?;
+            self.templates.push(template);
+        }
+        Ok(())
     }
 
     /// Checks names are unique, every template compiles, and some template serves `Normal`

@@ -92,6 +92,7 @@ pub mod library;
 mod plan;
 pub mod raster;
 pub mod template;
+pub mod tiled;
 pub mod verify;
 
 use serde::{Deserialize, Serialize};

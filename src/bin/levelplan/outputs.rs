@@ -19,18 +19,8 @@ use levelplan::{
 };
 
 pub(crate) fn load_library(path: &Path) -> Result<TemplateLibrary, String> {
-    let text = levelplan::read_text_file(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let file = path.display().to_string();
-    let library = if path.extension().is_some_and(|e| e == "json") {
-        TemplateLibrary::from_json(&text, &file)
-    } else {
-        TemplateLibrary::from_ron(&text, &file)
-    }
-    .map_err(|e| e.to_string())?;
-    // Checked here, so that every fault in it is reported with the file's name.
-    library.validate(&file).map_err(|e| e.to_string())?;
-    Ok(library)
+    // Every fault in it is reported with the file's name.
+    TemplateLibrary::load(path).map_err(|e| e.to_string())
 }
 
 pub(crate) fn read_edgar(path: &Path) -> Result<EdgarLevel, String> {

@@ -113,6 +113,9 @@ pub enum LevelDetail {
         blank: Grid<bool>,
         /// The caves' lava rivers: each river's cells from its source, and its bridge.
         rivers: Vec<RiverRecord>,
+        /// The set piece stamped into the level, if any.
+        #[serde(default)]
+        set_piece: Option<SetPieceRecord>,
     },
     /// Sector levels (`recipes::sectors`): geometry made into a graph, a chain of scripts,
     /// doors and windows on the shared walls. Region `i` of the tiles is room `i`.
@@ -213,6 +216,17 @@ pub struct GridRoom {
     pub design: Option<String>,
     /// Its steps from the start room, walked without passing through a secret room.
     pub distance: u32,
+}
+
+/// Where a set piece was stamped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetPieceRecord {
+    /// Its name.
+    pub name: String,
+    /// Its top-left tile.
+    pub at: TilePos,
+    /// Its width and height.
+    pub size: (usize, usize),
 }
 
 /// A river of lava, as a level records it.

@@ -62,7 +62,7 @@ pub use graph::{
 };
 pub use level::{
     GridRoom, Level, LevelDetail, LevelReadError, Opening, OpeningKind, PlacedItem, Recipe,
-    RecipeError, RiverRecord, SectorConnection, SectorRecord, Stairs, TilePos,
+    RecipeError, RiverRecord, SectorConnection, SectorRecord, SetPieceRecord, Stairs, TilePos,
 };
 pub use seed::LevelRng;
 

@@ -1134,3 +1134,64 @@ fn sectors_print_the_map_the_scripts_and_the_walkthrough() {
     );
     assert!(!stdout(&o).contains("the key"), "{}", stdout(&o));
 }
+
+#[test]
+fn diablo_stages_take_a_set_piece() {
+    let dir = scratch("set-piece");
+    let json = dir.join("hell.json");
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "hell",
+        "--level",
+        "13",
+        "--seed",
+        "2",
+        "--set-piece",
+        "fixtures/setpieces/hell_sanctum.ron",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let level = levelplan::Level::from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let levelplan::LevelDetail::Diablo { set_piece, .. } = &level.detail else {
+        panic!()
+    };
+    assert_eq!(set_piece.as_ref().map(|p| p.name.as_str()), Some("sanctum"));
+    // A Tiled set piece too.
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "catacombs",
+        "--level",
+        "5",
+        "--set-piece",
+        "fixtures/setpieces/catacombs_crypt.tmj",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Other recipes refuse it; a missing file is named.
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "isaac",
+        "--set-piece",
+        "fixtures/setpieces/hell_sanctum.ron",
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("--set-piece works with the Diablo stages"),
+        "{}",
+        stderr(&o)
+    );
+    let o = levelplan(&[
+        "generate",
+        "--recipe",
+        "caves",
+        "--set-piece",
+        "nowhere.ron",
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("nowhere.ron"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -200,3 +200,237 @@ fn golden_maps() {
         common::golden::check(&format!("{name}_level{level}_seed{seed}.txt"), &text);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Set pieces: one per stage in fixtures/setpieces, stamped as drawn and kept so.
+
+mod set_pieces {
+    use std::collections::{BTreeSet, VecDeque};
+    use std::path::Path;
+
+    use levelplan::recipes::diablo::{DiabloRecipe, DiabloStage, load_set_piece};
+    use levelplan::tiles::Tile;
+    use levelplan::tiles::setpiece::SetPiece;
+    use levelplan::{Level, LevelDetail, Recipe};
+
+    fn piece(file: &str) -> SetPiece {
+        let path = format!("{}/fixtures/setpieces/{file}", env!("CARGO_MANIFEST_DIR"));
+        load_set_piece(Path::new(&path)).unwrap()
+    }
+
+    fn level_with(stage: DiabloStage, level: u32, p: &SetPiece, seed: u64) -> Level {
+        let mut recipe = DiabloRecipe::new(stage, level);
+        recipe.params.set_piece = Some(p.clone());
+        recipe
+            .generate(seed)
+            .unwrap_or_else(|e| panic!("{stage:?} seed {seed}: {e}"))
+    }
+
+    /// Brute force: every walkable tile reachable from every other.
+    fn one_piece(level: &Level) -> bool {
+        let t = &level.tiles.tiles;
+        let walk: Vec<(usize, usize)> = t
+            .iter()
+            .filter(|(_, x)| x.walkable())
+            .map(|(p, _)| p)
+            .collect();
+        let Some(&first) = walk.first() else {
+            return false;
+        };
+        let mut seen = BTreeSet::from([first]);
+        let mut queue = VecDeque::from([first]);
+        while let Some((x, y)) = queue.pop_front() {
+            for (dx, dy) in [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)] {
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                if t.get(nx, ny).is_some_and(|x| x.walkable())
+                    && seen.insert((nx as usize, ny as usize))
+                {
+                    queue.push_back((nx as usize, ny as usize));
+                }
+            }
+        }
+        seen.len() == walk.len()
+    }
+
+    /// The piece's tiles are in the level exactly as drawn, plain (no variant), at the
+    /// recorded place; returns that place.
+    fn stamped_as_drawn(level: &Level, p: &SetPiece) -> (usize, usize) {
+        let LevelDetail::Diablo {
+            set_piece: Some(record),
+            ..
+        } = &level.detail
+        else {
+            panic!("no set piece recorded");
+        };
+        assert_eq!(
+            (record.name.as_str(), record.size),
+            (p.name.as_str(), (p.width(), p.height()))
+        );
+        let (ax, ay) = record.at;
+        for ((x, y), cell) in p.cells.iter() {
+            if let Some(tile) = cell {
+                let (tx, ty) = ((ax + x) as i64, (ay + y) as i64);
+                assert_eq!(level.tiles.tiles.get(tx, ty), Some(tile), "cell ({x}, {y})");
+                assert_eq!(level.tiles.variant(tx, ty), 0, "cell ({x}, {y}) varied");
+            }
+        }
+        (ax, ay)
+    }
+
+    #[test]
+    fn each_stage_stamps_its_set_piece_as_drawn() {
+        let shrine = piece("cathedral_shrine.ron");
+        let crypt = piece("catacombs_crypt.tmj");
+        let altar = piece("caves_altar.ron");
+        let sanctum = piece("hell_sanctum.ron");
+        for seed in 0..12 {
+            // The Cathedral: inside one of the chambers (the six places a chamber can be).
+            let level = level_with(DiabloStage::Cathedral, 2, &shrine, seed);
+            let (x, y) = stamped_as_drawn(&level, &shrine);
+            let chambers = [(1, 15), (15, 15), (29, 15), (15, 1), (15, 29)];
+            assert!(
+                chambers.iter().any(|&(cx, cy)| x >= cx
+                    && y >= cy
+                    && x + shrine.width() <= cx + 10
+                    && y + shrine.height() <= cy + 10),
+                "seed {seed}: shrine at ({x}, {y}) in no chamber"
+            );
+            assert!(one_piece(&level), "seed {seed}");
+            // The Catacombs: the piece fills its room's floor: every tile round it is wall
+            // or a way through the wall; the crypt brings the stairs up.
+            let level = level_with(DiabloStage::Catacombs, 5, &crypt, seed);
+            let (x, y) = stamped_as_drawn(&level, &crypt);
+            let (w, h) = (crypt.width() as i64, crypt.height() as i64);
+            for ry in y as i64 - 1..=y as i64 + h {
+                for rx in x as i64 - 1..=x as i64 + w {
+                    let ring = rx == x as i64 - 1
+                        || ry == y as i64 - 1
+                        || rx == x as i64 + w
+                        || ry == y as i64 + h;
+                    if ring {
+                        let t = *level.tiles.tiles.get(rx, ry).unwrap();
+                        assert!(
+                            t.is_wall() || matches!(t, Tile::Door | Tile::Arch),
+                            "seed {seed}: {t:?} at ({rx}, {ry})"
+                        );
+                    }
+                }
+            }
+            let up = crypt.stairs_up().unwrap();
+            assert_eq!(
+                level.stairs.unwrap().up,
+                (x + up.0, y + up.1),
+                "seed {seed}"
+            );
+            assert!(one_piece(&level), "seed {seed}");
+            // The Caves and Hell: at a free spot, the level in one piece; the sanctum brings
+            // the stairs down, and there are no others.
+            let level = level_with(DiabloStage::Caves, 9, &altar, seed);
+            stamped_as_drawn(&level, &altar);
+            assert!(one_piece(&level), "seed {seed}");
+            let level = level_with(DiabloStage::Hell, 13, &sanctum, seed);
+            let (x, y) = stamped_as_drawn(&level, &sanctum);
+            let down = sanctum.stairs_down().unwrap();
+            assert_eq!(
+                level.stairs.unwrap().down,
+                (x + down.0, y + down.1),
+                "seed {seed}"
+            );
+            let downs = level
+                .tiles
+                .tiles
+                .iter()
+                .filter(|(_, t)| **t == Tile::StairsDown)
+                .count();
+            assert_eq!(downs, 1, "seed {seed}");
+            assert!(one_piece(&level), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn set_piece_levels_are_deterministic_and_proven() {
+        let sanctum = piece("hell_sanctum.ron");
+        for seed in 0..4 {
+            let a = level_with(DiabloStage::Hell, 13, &sanctum, seed);
+            let b = level_with(DiabloStage::Hell, 13, &sanctum, seed);
+            assert_eq!(a.to_json(), b.to_json());
+            assert!(levelplan::graph::solve::solve(&a.graph).is_ok());
+        }
+        // Without a set piece, the levels are the ones they always were.
+        let plain = DiabloRecipe::new(DiabloStage::Hell, 13)
+            .generate(3)
+            .unwrap();
+        let LevelDetail::Diablo { set_piece, .. } = &plain.detail else {
+            panic!()
+        };
+        assert!(set_piece.is_none());
+    }
+
+    #[test]
+    fn bad_set_pieces_are_named_errors() {
+        // Too big for a Cathedral chamber.
+        let big = SetPiece::from_ron(
+            &format!(
+                "(name: \"big\", rows: [{}])",
+                ["\"............\""; 12].join(",")
+            ),
+            "big.ron",
+        )
+        .unwrap();
+        let mut recipe = DiabloRecipe::new(DiabloStage::Cathedral, 1);
+        recipe.params.set_piece = Some(big);
+        let err = recipe.generate(1).unwrap_err().to_string();
+        assert!(
+            err.contains("`big`") && err.contains("12 x 12") && err.contains("chamber"),
+            "{err}"
+        );
+        // A glyph that is no tile; walkable tiles in two pieces; no way in; two stairs down.
+        for (rows, wanted) in [
+            (
+                "[\"..\", \".Q\"]",
+                "row 2, column 2: `Q` is no tile's glyph",
+            ),
+            ("[\".#.\"]", "in pieces"),
+            ("[\"###\", \"#.#\", \"###\"]", "no way in"),
+            ("[\">.>\"]", "2 StairsDown tiles"),
+            ("[\"???\"]", "every cell is transparent"),
+        ] {
+            let err = SetPiece::from_ron(&format!("(name: \"x\", rows: {rows})"), "x.ron")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("set piece x.ron: ") && err.contains(wanted),
+                "{wanted}: {err}"
+            );
+        }
+        // A Tiled map with a tile that is not levelplan's.
+        let map = r#"{"width": 2, "height": 1, "tilewidth": 16, "tileheight": 16,
+            "tilesets": [{"firstgid": 1}], "layers": [{"type": "tilelayer", "name": "p", "data": [2, 99]}]}"#;
+        let err = levelplan::layout::tiled::set_piece_from_tmj(map, "p.tmj")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("p.tmj: layer `p`: tile (1, 0) is gid 99"),
+            "{err}"
+        );
+        // A file that is not there.
+        let err = load_set_piece(Path::new("nowhere/piece.ron")).unwrap_err();
+        assert!(
+            err.contains("nowhere/piece.ron") && err.contains("cannot read"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_set_pieces_tileset_image_is_levelplans() {
+        // The image beside the Tiled set piece is the one `generate --tmj` writes.
+        let path = format!(
+            "{}/fixtures/setpieces/levelplan_tiles.png",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        assert_eq!(
+            std::fs::read(path).unwrap(),
+            levelplan::export::tiled::tileset_png()
+        );
+    }
+}

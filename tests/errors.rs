@@ -357,6 +357,7 @@ fn a_diablo_stage_out_of_attempts_says_why_the_last_failed() {
     let recipe = DiabloRecipe {
         params: DiabloParams {
             retry: Some(RetryPolicy::Attempts(1)),
+            ..DiabloParams::default()
         },
         ..DiabloRecipe::new(DiabloStage::Caves, 3)
     };

@@ -285,6 +285,7 @@ fn every_recipe_takes_one_retry_policy() {
     let by_time = DiabloRecipe {
         params: DiabloParams {
             retry: Some(RetryPolicy::Millis(60_000)),
+            ..DiabloParams::default()
         },
         ..DiabloRecipe::new(DiabloStage::Catacombs, 5)
     };

@@ -2,14 +2,16 @@
 //!
 //! [`Grid`] is a rectangle of values; [`TileMap`] is a grid of [`Tile`]s with, for each tile,
 //! the region (room) it belongs to. [`convert`] turns passability blanks into tiles (marching
-//! squares, 3x3 pattern rules), [`miniset`] searches and replaces small stamps, [`regions`]
-//! finds connected regions and their contacts. This layer knows nothing of graphs: regions are
+//! squares, 3x3 pattern rules), [`miniset`] searches and replaces small stamps, [`setpiece`]
+//! holds prebuilt blocks stamped once and protected, [`regions`] finds connected regions and
+//! their contacts. This layer knows nothing of graphs: regions are
 //! plain numbers, which recipes map to rooms.
 
 pub mod convert;
 pub mod fix;
 pub mod miniset;
 pub mod regions;
+pub mod setpiece;
 pub mod themes;
 pub mod variants;
 

@@ -200,6 +200,10 @@ pub(crate) struct RecipeArgs {
     /// How many links back into earlier regions become one-way shortcuts.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) shortcuts: usize,
+    /// Diablo stages: stamp this set piece into the level (RON, or a Tiled map drawn with
+    /// levelplan's tileset; `fixtures/setpieces/` has one per stage).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) set_piece: Option<PathBuf>,
     /// Sectors: the geometry generator (default bsp, or the settings file's).
     #[arg(long, value_enum, value_name = "GENERATOR")]
     pub(crate) geometry: Option<GeometryName>,
@@ -289,6 +293,7 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         geometry,
         size,
         sector_params,
+        set_piece,
     } = args.clone();
     let flow_recipe = matches!(recipe, RecipeName::Flow | RecipeName::Gungeon);
     if !flow_recipe && (locks > 0 || flow != DEFAULT_FLOW) {
@@ -307,6 +312,12 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         && (geometry.is_some() || size.is_some() || sector_params.is_some())
     {
         return Err("--geometry, --size and --sector-params work with --recipe sectors".into());
+    }
+    if recipe.diablo().is_none() && set_piece.is_some() {
+        return Err(
+            "--set-piece works with the Diablo stages (--recipe cathedral, catacombs, caves or hell)"
+                .into(),
+        );
     }
     let made: Box<dyn Recipe> = if recipe == RecipeName::Sectors {
         use levelplan::recipes::sectors::{Geometry, SectorParams, SectorRecipe};
@@ -329,7 +340,11 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         }
         Box::new(SectorRecipe::new(params).map_err(|e| e.to_string())?)
     } else if let Some(stage) = recipe.diablo() {
-        Box::new(DiabloRecipe::new(stage, floor_level))
+        let mut made = DiabloRecipe::new(stage, floor_level);
+        if let Some(path) = &set_piece {
+            made.params.set_piece = Some(levelplan::recipes::diablo::load_set_piece(path)?);
+        }
+        Box::new(made)
     } else if recipe == RecipeName::Isaac {
         let mut params = IsaacParams {
             large_rooms,

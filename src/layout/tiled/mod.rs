@@ -624,3 +624,88 @@ fn read_box(
         _ => Err("the rectangle touches the outline on two sides; draw the door as a line".into()),
     }
 }
+
+/// Reads a set piece (see [`crate::tiles::setpiece`]) drawn in Tiled with levelplan's tileset
+/// (`export::tiled::tileset_png`: tile `i` of the map's first tileset is [`crate::tiles::Tile::ALL`]`[i]`):
+/// every tile drawn in a tile layer (a later layer's over an earlier one's) is the piece's,
+/// an empty cell is transparent. The name is the map property `name`, else the file's stem.
+pub fn set_piece_from_tmj(
+    text: &str,
+    file: &str,
+) -> Result<crate::tiles::setpiece::SetPiece, TiledError> {
+    let data = parse_tmj(text).map_err(|(place, problem)| TiledError {
+        file: file.into(),
+        place,
+        problem,
+    })?;
+    to_set_piece(&data, file)
+}
+
+/// [`set_piece_from_tmj`] for a `.tmx` map.
+pub fn set_piece_from_tmx(
+    text: &str,
+    file: &str,
+) -> Result<crate::tiles::setpiece::SetPiece, TiledError> {
+    let data = parse_tmx(text).map_err(|(place, problem)| TiledError {
+        file: file.into(),
+        place,
+        problem,
+    })?;
+    to_set_piece(&data, file)
+}
+
+fn to_set_piece(
+    data: &MapData,
+    file: &str,
+) -> Result<crate::tiles::setpiece::SetPiece, TiledError> {
+    use crate::tiles::{Grid, Tile};
+    let bad = |place: &str, problem: String| TiledError {
+        file: file.into(),
+        place: place.into(),
+        problem,
+    };
+    let (w, h) = (data.width, data.height);
+    let first = data.tilesets.first().map_or(1, |t| t.0);
+    let mut cells: Grid<Option<Tile>> = Grid::new(w, h, None);
+    if data.tile_layers.is_empty() {
+        return Err(bad("", "no tile layer: draw the set piece in one".into()));
+    }
+    for (name, gids) in &data.tile_layers {
+        let place = format!("layer `{name}`: ");
+        if gids.len() != w * h {
+            return Err(bad(
+                &place,
+                format!("{} tiles for a {w} x {h} map", gids.len()),
+            ));
+        }
+        for (i, &g) in gids.iter().enumerate() {
+            let gid = g & GID_MASK;
+            if gid == 0 {
+                continue;
+            }
+            let tile = gid
+                .checked_sub(first)
+                .and_then(|k| Tile::ALL.get(k as usize))
+                .ok_or_else(|| {
+                    bad(
+                        &place,
+                        format!(
+                            "tile ({}, {}) is gid {gid}, not one of levelplan's {} tiles (gids {first} to {})",
+                            i % w,
+                            i / w,
+                            Tile::ALL.len(),
+                            first as usize + Tile::ALL.len() - 1
+                        ),
+                    )
+                })?;
+            cells.set((i % w) as i64, (i / w) as i64, Some(*tile));
+        }
+    }
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(file)
+        .to_string();
+    let name = data.properties.get("name").map(Value::text).unwrap_or(stem);
+    crate::tiles::setpiece::SetPiece::new(name, cells).map_err(|p| bad("", p))
+}

@@ -75,6 +75,8 @@ type Hall = ((i64, i64), (i64, i64), Side);
 
 struct Builder<'r, R: Rng + ?Sized> {
     map: Grid<char>,
+    /// The first room's size, forced for a set piece (walls included).
+    forced: Option<(i64, i64)>,
     rooms: Vec<Area>,
     /// Halls to walk: from a point on a child room's wall to one on its parent's.
     halls: VecDeque<Hall>,
@@ -109,6 +111,10 @@ pub fn generate_with(
         made = attempt;
         let mut b = Builder {
             map: Grid::new(SIZE, SIZE, ' '),
+            forced: params
+                .set_piece
+                .as_ref()
+                .map(|p| (p.width() as i64 + 1, p.height() as i64 + 1)),
             rooms: Vec::new(),
             halls: VecDeque::new(),
             rng: &mut rng,
@@ -131,8 +137,26 @@ pub fn generate_with(
             }
             g
         };
+        let first = b.rooms.first().copied();
         let mut tiles = table.convert(&b.map);
         let mut protected = Grid::new(SIZE, SIZE, false);
+        // The set piece fills the first room's floor (the room was made its size).
+        let mut piece = super::SetPiecePlacement::new(params.set_piece.as_ref(), SIZE, SIZE);
+        if let (Some((pw, ph)), Some((x1, y1, x2, y2))) = (piece.size(), first) {
+            if x2 - x1 - 1 < pw as i64 || y2 - y1 - 1 < ph as i64 {
+                reason = format!(
+                    "the first room ({} x {} inside) is smaller than the set piece",
+                    x2 - x1 - 1,
+                    y2 - y1 - 1
+                );
+                continue;
+            }
+            piece.stamp(
+                &mut tiles,
+                &mut protected,
+                ((x1 + 1) as usize, (y1 + 1) as usize),
+            );
+        }
         // Themed rooms: every floor tile tried, 6 to 10 a side, fixed size.
         let themes = ThemeRooms {
             min: 6,
@@ -141,11 +165,19 @@ pub fn generate_with(
             random_size: false,
         };
         place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
-        match place_stairs(&mut tiles, &mut protected, &mut rng) {
+        match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
             Ok((up, down)) => {
-                let variants = polish(&mut tiles, &protected, &mut rng, "catacombs");
+                let variants = polish(&mut tiles, &protected, &mut rng, "catacombs", &piece);
                 return Ok(finish_stage(
-                    level, seed, blank, tiles, variants, up, down, attempt,
+                    level,
+                    seed,
+                    blank,
+                    tiles,
+                    variants,
+                    up,
+                    down,
+                    attempt,
+                    piece.record(),
                 ));
             }
             Err(r) => reason = r,
@@ -176,7 +208,10 @@ impl<R: Rng + ?Sized> Builder<'_, R> {
                 span
             }
         };
-        let (w, h) = (side(self.rng, aw), side(self.rng, ah));
+        let (w, h) = match self.forced.take() {
+            Some(size) => size,
+            None => (side(self.rng, aw), side(self.rng, ah)),
+        };
         let mut x1 = ax1 + seed::below(self.rng, aw as u64) as i64;
         let mut y1 = ay1 + seed::below(self.rng, ah as u64) as i64;
         if x1 + w > ax2 {
@@ -546,6 +581,7 @@ mod tests {
         }
         Builder {
             map,
+            forced: None,
             rooms: Vec::new(),
             halls: VecDeque::new(),
             rng,

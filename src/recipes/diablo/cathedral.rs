@@ -18,8 +18,8 @@
 use rand::Rng;
 
 use super::{
-    Dividers, Rect, Stage, StageError, add_walls, bud, close_edges, fill, finish_stage,
-    place_stairs, polish,
+    Dividers, Rect, SetPiecePlacement, Stage, StageError, add_walls, bud, close_edges, fill,
+    finish_stage, place_stairs, polish,
 };
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
@@ -27,6 +27,9 @@ use crate::tiles::{Grid, Tile};
 
 /// The logical map's side (the game's 40 x 40).
 pub const SIZE: usize = 40;
+
+/// A chamber's side: the largest set piece the Cathedral takes.
+pub const CHAMBER: usize = 10;
 
 /// The blank's area threshold for a level: 533 on level 1, 693 on level 2, 761 after.
 pub fn area_threshold(level: u32) -> usize {
@@ -59,6 +62,19 @@ pub fn generate_with(
 ) -> Result<Stage, StageError> {
     let mut rng = seed::stream(seed, "cathedral");
     let threshold = area_threshold(level);
+    if let Some(p) = &params.set_piece
+        && (p.width() > CHAMBER || p.height() > CHAMBER)
+    {
+        return Err(StageError::SetPiece {
+            stage: "Cathedral",
+            piece: p.name.clone(),
+            reason: format!(
+                "it is {} x {}; it goes into a chamber, {CHAMBER} x {CHAMBER}",
+                p.width(),
+                p.height()
+            ),
+        });
+    }
     let mut reason = String::new();
     const ATTEMPTS: u32 = 200;
     let mut made = 0;
@@ -109,17 +125,27 @@ pub fn generate_with(
                 }
             }
         }
+        // The set piece, in the middle of a chamber (over its pillars).
+        let mut piece = SetPiecePlacement::new(params.set_piece.as_ref(), SIZE, SIZE);
+        if let Some((pw, ph)) = piece.size() {
+            let (x, y, w, h) = chambers[seed::index(&mut rng, chambers.len())];
+            let at = (
+                (x + (w - pw as i64) / 2) as usize,
+                (y + (h - ph as i64) / 2) as usize,
+            );
+            piece.stamp(&mut tiles, &mut protected, at);
+        }
         // Step 5: dividing walls.
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Cathedral);
         // Step 6: stairs, and the lockout check.
-        match place_stairs(&mut tiles, &mut protected, &mut rng) {
+        match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
             Ok((up, down)) => {
                 // Step 7: 5 to 9 lamps on open floor, then the fixes and variants.
                 // Chambers were kept free of dividing walls; lamps may stand in them.
                 for &(x, y, w, h) in &chambers {
                     for py in y..y + h {
                         for px in x..x + w {
-                            if tiles.get(px, py) == Some(&Tile::Floor) {
+                            if tiles.get(px, py) == Some(&Tile::Floor) && !piece.covers(px, py) {
                                 protected.set(px, py, false);
                             }
                         }
@@ -130,9 +156,17 @@ pub fn generate_with(
                 for _ in 0..lamps {
                     lamp.place_once(&mut tiles, &mut protected, &mut rng, SIZE * SIZE);
                 }
-                let variants = polish(&mut tiles, &protected, &mut rng, "cathedral");
+                let variants = polish(&mut tiles, &protected, &mut rng, "cathedral", &piece);
                 return Ok(finish_stage(
-                    level, seed, blank, tiles, variants, up, down, attempt,
+                    level,
+                    seed,
+                    blank,
+                    tiles,
+                    variants,
+                    up,
+                    down,
+                    attempt,
+                    piece.record(),
                 ));
             }
             Err(r) => reason = r,

@@ -70,7 +70,11 @@ pub fn generate_with(
     let mut made = 0;
     for attempt in params.retry_or(ATTEMPTS).attempts() {
         made = attempt;
-        let blank = grow(&mut rng);
+        let square = params
+            .set_piece
+            .as_ref()
+            .map_or(0, |p| p.width().max(p.height()) as i64 + 2);
+        let blank = grow(&mut rng, square);
         let floor = blank.values().iter().filter(|&&b| b).count();
         if floor < MIN_FLOOR {
             reason = format!("the cave has {floor} floor cells, fewer than {MIN_FLOOR}");
@@ -92,6 +96,12 @@ pub fn generate_with(
         }
         let rivers = rivers(&mut tiles, &mut rng);
         let mut protected = Grid::new(SIZE, SIZE, false);
+        // The set piece at a free spot that keeps the cave in one piece.
+        let mut piece = super::SetPiecePlacement::new(params.set_piece.as_ref(), SIZE, SIZE);
+        if let Err(r) = piece.place_free(&mut tiles, &mut protected, &mut rng) {
+            reason = r;
+            continue;
+        }
         // Themed rooms: every floor tile tried, 5 to 10 a side, fixed size.
         let themes = ThemeRooms {
             min: 5,
@@ -101,10 +111,20 @@ pub fn generate_with(
         };
         place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Caves);
-        match place_stairs(&mut tiles, &mut protected, &mut rng) {
+        match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
             Ok((up, down)) => {
-                let variants = polish(&mut tiles, &protected, &mut rng, "caves");
-                let stage = finish_stage(level, seed, blank, tiles, variants, up, down, attempt);
+                let variants = polish(&mut tiles, &protected, &mut rng, "caves", &piece);
+                let stage = finish_stage(
+                    level,
+                    seed,
+                    blank,
+                    tiles,
+                    variants,
+                    up,
+                    down,
+                    attempt,
+                    piece.record(),
+                );
                 return Ok((stage, rivers));
             }
             Err(r) => reason = r,
@@ -128,7 +148,7 @@ fn bool_tiles(blank: &Grid<bool>) -> Grid<Tile> {
 }
 
 /// The seed block, the blocks grown from it, and the smoothing passes.
-fn grow<R: Rng + ?Sized>(rng: &mut R) -> Grid<bool> {
+fn grow<R: Rng + ?Sized>(rng: &mut R, square: i64) -> Grid<bool> {
     let mut blank = Grid::new(SIZE, SIZE, false);
     let x1 = 10 + seed::below(rng, 20) as i64;
     let y1 = 10 + seed::below(rng, 20) as i64;
@@ -137,6 +157,17 @@ fn grow<R: Rng + ?Sized>(rng: &mut R) -> Grid<bool> {
     create_block(&mut blank, rng, (x1 + 2, y1), 2, 1);
     create_block(&mut blank, rng, (x1, y1 + 2), 2, 2);
     create_block(&mut blank, rng, (x1, y1), 2, 3);
+    // A set piece's square of floor, as the game forces one for the anvil quest.
+    if square > 0 {
+        let most = SIZE as i64 - 2 - square;
+        let x = (10 + seed::below(rng, 10) as i64).min(most).max(1);
+        let y = (10 + seed::below(rng, 10) as i64).min(most).max(1);
+        for py in y..y + square {
+            for px in x..x + square {
+                blank.set(px, py, true);
+            }
+        }
+    }
     fill_diagonals(&mut blank, rng);
     fill_singles(&mut blank);
     fill_straights(&mut blank, rng);

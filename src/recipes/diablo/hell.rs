@@ -54,8 +54,13 @@ pub fn generate_with(
     for attempt in params.retry_or(ATTEMPTS).attempts() {
         made = attempt;
         let mut quadrant = None;
+        // A set piece asks for a first room its size (as the game's quest levels do).
+        let least = params
+            .set_piece
+            .as_ref()
+            .map_or(0, |p| p.width().max(p.height()) as i64 + 2);
         for _ in 0..1000 {
-            let q = first_room(&mut rng);
+            let q = first_room(&mut rng, least);
             if q.values().iter().filter(|&&b| b).count() * 4 >= AREA_THRESHOLD {
                 quadrant = Some(q);
                 break;
@@ -70,6 +75,12 @@ pub fn generate_with(
         let mut tiles = MarchingTable::cathedral().convert(&blank);
         close_edges(&mut tiles);
         let mut protected = Grid::new(tiles.width(), tiles.height(), false);
+        let mut piece =
+            super::SetPiecePlacement::new(params.set_piece.as_ref(), tiles.width(), tiles.height());
+        if let Err(r) = piece.place_free(&mut tiles, &mut protected, &mut rng) {
+            reason = r;
+            continue;
+        }
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Hell);
         // Themed rooms (none on level 16, Diablo's lair): 1 floor tile in 8 tried, 7 to 10 a
         // side, random size.
@@ -82,11 +93,19 @@ pub fn generate_with(
             };
             place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         }
-        match place_stairs(&mut tiles, &mut protected, &mut rng) {
+        match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
             Ok((up, down)) => {
-                let variants = polish(&mut tiles, &protected, &mut rng, "hell");
+                let variants = polish(&mut tiles, &protected, &mut rng, "hell", &piece);
                 return Ok(finish_stage(
-                    level, seed, blank, tiles, variants, up, down, attempt,
+                    level,
+                    seed,
+                    blank,
+                    tiles,
+                    variants,
+                    up,
+                    down,
+                    attempt,
+                    piece.record(),
                 ));
             }
             Err(r) => reason = r,
@@ -99,13 +118,13 @@ pub fn generate_with(
     })
 }
 
-/// A start room biased towards the quadrant's inner corner, then budding inside the quadrant
-/// (never touching row 0 or column 0).
-fn first_room<R: Rng + ?Sized>(rng: &mut R) -> Grid<bool> {
+/// A start room biased towards the quadrant's inner corner (at least `least` cells a side,
+/// for a set piece), then budding inside the quadrant (never touching row 0 or column 0).
+fn first_room<R: Rng + ?Sized>(rng: &mut R, least: i64) -> Grid<bool> {
     let q = QUADRANT as i64;
     let mut blank = Grid::new(QUADRANT, QUADRANT, false);
-    let w = 2 + seed::below(rng, 5) as i64;
-    let h = 2 + seed::below(rng, 5) as i64;
+    let w = (2 + seed::below(rng, 5) as i64).max(least.min(q - 2));
+    let h = (2 + seed::below(rng, 5) as i64).max(least.min(q - 2));
     let x = seed::range_inclusive(rng, ((q - w) / 2) as u32, (q - 1 - w) as u32) as i64;
     let y = seed::range_inclusive(rng, ((q - h) / 2) as u32, (q - 1 - h) as u32) as i64;
     let room: Rect = (x, y, w, h);

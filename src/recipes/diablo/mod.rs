@@ -1,6 +1,7 @@
 //! The four stages of Diablo's dungeons (`shared/spec/diablo.md`): each first carves a
-//! passability blank, then turns it into tiles and stamps mini-sets. So far: the Cathedral,
-//! the Caves and Hell; the budding, dividing walls and stairs they share live here.
+//! passability blank, then turns it into tiles and stamps mini-sets, and takes a set piece
+//! (see [`SetPiecePlacement`]). The budding, dividing walls, stairs and set-piece placement
+//! they share live here.
 //!
 //! Bit-exact compatibility with the game is not a goal; the techniques, constants and
 //! guarantees are.
@@ -20,6 +21,7 @@ use crate::tiles::Grid;
 use crate::tiles::fix::FixRules;
 use crate::tiles::miniset::{Miniset, MinisetSpec};
 use crate::tiles::regions::fully_connected;
+use crate::tiles::setpiece::SetPiece;
 use crate::tiles::variants::Substitution;
 
 /// Why a stage could not make a level.
@@ -34,6 +36,16 @@ pub enum StageError {
         /// Attempts made.
         attempts: u32,
         /// Why the last one failed.
+        reason: String,
+    },
+    /// The set piece cannot go into this stage (too big for the room it goes in).
+    #[error("the set piece `{piece}` cannot go into the {stage}: {reason}")]
+    SetPiece {
+        /// The stage.
+        stage: &'static str,
+        /// The set piece's name.
+        piece: String,
+        /// Why not.
         reason: String,
     },
 }
@@ -74,6 +86,9 @@ pub struct Stage {
     pub stairs_down: TilePos,
     /// Blanks generated before one passed every check.
     pub attempts: u32,
+    /// The set piece stamped into it, if any.
+    #[serde(default)]
+    pub set_piece: Option<crate::level::SetPieceRecord>,
 }
 
 /// Tiles that make up rooms (doors and arches join them).
@@ -83,17 +98,19 @@ pub(crate) fn room_tile(t: Tile) -> bool {
 
 /// The last passes of every stage: the edge fixes (plain walls into vertical, horizontal and
 /// corner walls, `fixtures/tiles/fixes.ron`; they only pick how a wall looks, so they reach
-/// protected walls too), then the stage's tile substitution (`fixtures/tiles/variants.ron`,
+/// protected walls too, though not a set piece's), then the stage's tile substitution (`fixtures/tiles/variants.ron`,
 /// protected tiles left plain). Returns the variants.
 pub(crate) fn polish<R: Rng + ?Sized>(
     tiles: &mut Grid<Tile>,
     protected: &Grid<bool>,
     rng: &mut R,
     stage: &str,
+    piece: &SetPiecePlacement<'_>,
 ) -> Grid<u8> {
+    // The set piece's tiles stay as drawn.
     FixRules::builtin("edges")
         .expect("the built-in fixes have `edges`")
-        .apply(tiles, &Grid::new(tiles.width(), tiles.height(), false));
+        .apply(tiles, &piece.mask);
     let mut variants = Grid::new(tiles.width(), tiles.height(), 0);
     if let Some(sub) = Substitution::builtin(stage) {
         sub.apply(tiles, &mut variants, protected, rng);
@@ -128,6 +145,7 @@ fn finish_stage(
     stairs_up: (usize, usize),
     stairs_down: (usize, usize),
     attempts: u32,
+    set_piece: Option<crate::level::SetPieceRecord>,
 ) -> Stage {
     let regions = find_regions(&tiles, room_tile);
     let links = contacts(&tiles, &regions, |t| matches!(t, Tile::Door | Tile::Arch));
@@ -165,6 +183,7 @@ fn finish_stage(
         stairs_up,
         stairs_down,
         attempts,
+        set_piece,
     }
 }
 
@@ -175,7 +194,9 @@ pub(crate) fn place_stairs<R: Rng + ?Sized>(
     tiles: &mut Grid<Tile>,
     protected: &mut Grid<bool>,
     rng: &mut R,
+    piece: &SetPiecePlacement<'_>,
 ) -> Result<(TilePos, TilePos), String> {
+    let (given_up, given_down) = piece.stairs();
     let stairs = |name: &str, tile: char| -> Miniset {
         let spec = MinisetSpec {
             name: name.into(),
@@ -186,9 +207,15 @@ pub(crate) fn place_stairs<R: Rng + ?Sized>(
         Miniset::new(&spec, "diablo").expect("a valid built-in mini-set")
     };
     let total = tiles.width() * tiles.height();
-    let up = stairs("stairs up", '<')
-        .place_once(tiles, protected, rng, total)
-        .ok_or("the stairs up found no 3 x 3 floor")?;
+    // Stairs the set piece brings stand where it put them (the mini-set's corner is the tile
+    // up and left of the stairs).
+    let corner = |(x, y): TilePos| (x.saturating_sub(1), y.saturating_sub(1));
+    let up = match given_up {
+        Some(p) => corner(p),
+        None => stairs("stairs up", '<')
+            .place_once(tiles, protected, rng, total)
+            .ok_or("the stairs up found no 3 x 3 floor")?,
+    };
     // The stairs down go to another room than the stairs up: the up room is shielded.
     let rooms = find_regions(tiles, room_tile);
     let up_room = *rooms
@@ -203,20 +230,148 @@ pub(crate) fn place_stairs<R: Rng + ?Sized>(
     }
     // (A level that is one big room, as caves can be, takes them in the same room.)
     let down_stairs = stairs("stairs down", '>');
-    let down = match down_stairs.place_once(tiles, &mut shielded, rng, total) {
-        Some(p) => {
-            down_stairs.stamp(tiles, protected, p.0, p.1);
-            p
-        }
-        None => down_stairs
-            .place_once(tiles, protected, rng, total)
-            .ok_or("the stairs down found no 3 x 3 floor")?,
+    let down = match given_down {
+        Some(p) => corner(p),
+        None => match down_stairs.place_once(tiles, &mut shielded, rng, total) {
+            Some(p) => {
+                down_stairs.stamp(tiles, protected, p.0, p.1);
+                p
+            }
+            None => down_stairs
+                .place_once(tiles, protected, rng, total)
+                .ok_or("the stairs down found no 3 x 3 floor")?,
+        },
     };
     // The lockout check: every walkable tile must be reachable.
     if !fully_connected(tiles, Tile::walkable) {
         return Err("the level fell apart into unconnected parts".into());
     }
     Ok(((up.0 + 1, up.1 + 1), (down.0 + 1, down.1 + 1)))
+}
+
+/// Where a stage's set piece went: its cells (`mask`, kept as drawn by every later pass) and
+/// its top-left tile. Each stage places it its own way: the Cathedral in the middle of one of
+/// its chambers, the Catacombs in its first room (made to the piece's size), the Caves and
+/// Hell at a free spot (all floor, unprotected) where the level stays in one piece.
+#[derive(Debug, Clone)]
+pub struct SetPiecePlacement<'a> {
+    piece: Option<&'a SetPiece>,
+    mask: Grid<bool>,
+    at: Option<TilePos>,
+}
+
+impl<'a> SetPiecePlacement<'a> {
+    pub(crate) fn new(piece: Option<&'a SetPiece>, width: usize, height: usize) -> Self {
+        SetPiecePlacement {
+            piece,
+            mask: Grid::new(width, height, false),
+            at: None,
+        }
+    }
+
+    /// The set piece's size, if there is one.
+    pub(crate) fn size(&self) -> Option<(usize, usize)> {
+        self.piece.map(|p| (p.width(), p.height()))
+    }
+
+    /// Stamps the piece with its top-left cell at `(x, y)`.
+    pub(crate) fn stamp(
+        &mut self,
+        tiles: &mut Grid<Tile>,
+        protected: &mut Grid<bool>,
+        (x, y): TilePos,
+    ) {
+        if let Some(p) = self.piece {
+            p.stamp(tiles, protected, &mut self.mask, x, y);
+            self.at = Some((x, y));
+        }
+    }
+
+    /// Puts the piece at a free spot: every cell it sets on unprotected floor, and the
+    /// walkable tiles still in one piece afterwards; spots tried in random order, at most 64.
+    /// Nothing to do without a piece.
+    pub(crate) fn place_free<R: Rng + ?Sized>(
+        &mut self,
+        tiles: &mut Grid<Tile>,
+        protected: &mut Grid<bool>,
+        rng: &mut R,
+    ) -> Result<(), String> {
+        let Some(piece) = self.piece else {
+            return Ok(());
+        };
+        let mut spots: Vec<TilePos> = (0..tiles.height())
+            .flat_map(|y| (0..tiles.width()).map(move |x| (x, y)))
+            .filter(|&(x, y)| piece.fits(tiles, protected, x, y, |t| t == Tile::Floor))
+            .collect();
+        seed::shuffle(rng, &mut spots);
+        for &spot in spots.iter().take(64) {
+            let mut trial = tiles.clone();
+            let mut mask = Grid::new(tiles.width(), tiles.height(), false);
+            let mut shield = protected.clone();
+            piece.stamp(&mut trial, &mut shield, &mut mask, spot.0, spot.1);
+            if fully_connected(&trial, Tile::walkable) {
+                *tiles = trial;
+                *protected = shield;
+                self.mask = mask;
+                self.at = Some(spot);
+                return Ok(());
+            }
+        }
+        Err(format!(
+            "the set piece `{}` found no free spot that keeps the level in one piece ({} spots of floor)",
+            piece.name,
+            spots.len()
+        ))
+    }
+
+    /// Whether `(x, y)` is one of the piece's cells.
+    pub(crate) fn covers(&self, x: i64, y: i64) -> bool {
+        self.mask.get(x, y) == Some(&true)
+    }
+
+    /// The stairs the piece brings, in level tiles.
+    fn stairs(&self) -> (Option<TilePos>, Option<TilePos>) {
+        let (Some(p), Some((x, y))) = (self.piece, self.at) else {
+            return (None, None);
+        };
+        let place = |s: Option<TilePos>| s.map(|(sx, sy)| (x + sx, y + sy));
+        (place(p.stairs_up()), place(p.stairs_down()))
+    }
+
+    /// What the level records of it.
+    pub(crate) fn record(&self) -> Option<crate::level::SetPieceRecord> {
+        let (p, at) = (self.piece?, self.at?);
+        Some(crate::level::SetPieceRecord {
+            name: p.name.clone(),
+            at,
+            size: (p.width(), p.height()),
+        })
+    }
+}
+
+/// Reads a set piece file: RON (`.ron`, see [`crate::tiles::setpiece`]) or a Tiled map drawn
+/// with levelplan's tileset (`.tmj`, `.tmx`; see [`crate::layout::tiled::set_piece_from_tmj`]).
+///
+/// # Examples
+/// ```
+/// use levelplan::recipes::diablo::load_set_piece;
+/// let piece = load_set_piece(std::path::Path::new("fixtures/setpieces/cathedral_shrine.ron"))?;
+/// assert!(piece.width() <= 10 && piece.height() <= 10);
+/// # Ok::<(), String>(())
+/// ```
+pub fn load_set_piece(path: &std::path::Path) -> Result<SetPiece, String> {
+    let file = path.display().to_string();
+    let text = crate::read_text_file(path)
+        .map_err(|e| format!("set piece {file}: cannot read it: {e}"))?;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("tmj") | Some("json") => {
+            crate::layout::tiled::set_piece_from_tmj(&text, &file).map_err(|e| e.to_string())
+        }
+        Some("tmx") => {
+            crate::layout::tiled::set_piece_from_tmx(&text, &file).map_err(|e| e.to_string())
+        }
+        _ => SetPiece::from_ron(&text, &file).map_err(|e| e.to_string()),
+    }
 }
 
 /// Sets every cell of the rectangle.
@@ -418,11 +573,15 @@ impl Stage {
 }
 
 /// Settings of a Diablo stage; the defaults are the spec's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct DiabloParams {
     /// Blanks tried before giving up; `None`: the stage's own budget (the cathedral and hell
     /// 200, the catacombs 500, the caves 5000 attempts).
     pub retry: Option<crate::layout::RetryPolicy>,
+    /// A set piece to stamp into every level (see [`SetPiecePlacement`] for where each stage
+    /// puts it); `None`: none.
+    #[serde(default)]
+    pub set_piece: Option<SetPiece>,
 }
 
 impl DiabloParams {
@@ -459,7 +618,7 @@ impl DiabloStage {
 }
 
 /// One of Diablo's stages prepared for one dungeon level: a [`crate::Recipe`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiabloRecipe {
     /// The stage.
     pub stage: DiabloStage,
@@ -509,6 +668,7 @@ impl Stage {
             }),
             detail: crate::LevelDetail::Diablo {
                 level: self.level,
+                set_piece: self.set_piece,
                 blank: self.blank,
                 rivers: rivers
                     .iter()

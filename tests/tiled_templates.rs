@@ -331,3 +331,10 @@ fn maps_tiled_itself_saves_read_the_same() {
     }
     assert!(compared >= 12, "{compared}");
 }
+
+#[test]
+fn the_sample_tileset_image_is_there() {
+    // The maps name `tiles.png`; it ships with them (a PNG of three plain squares).
+    let png = std::fs::read(Path::new(LIBRARY).with_file_name("tiles.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}

@@ -5,7 +5,8 @@
 //! laid out with a new seed per iteration, as a game would; preparation is benchmarked apart.
 
 use levelplan::graph::random::{
-    local_loops_graph, local_loops_graph_without_holes, loop_chain_graph,
+    BASIC_SHAPES, local_loops_graph, local_loops_graph_without_holes, loop_chain_graph,
+    placed_rooms_graph,
 };
 use levelplan::graph::{LevelGraph, enclosures};
 use levelplan::layout::edgar::EdgarLevel;
@@ -60,6 +61,28 @@ fn scale_success_rates() {
             }
         }
         println!("level-like without holes, {rooms} rooms, {loops} loops: {ok}/10 graphs laid out");
+    }
+    // Graphs read off a placement of Edgar's five basic shapes: a contact layout exists.
+    for rooms in [100, 300, 1000] {
+        let mut ok = 0;
+        let mut times: Vec<f64> = Vec::new();
+        let seeds = if rooms >= 1000 { 3 } else { 10 };
+        for s in 0..seeds {
+            let planner = Planner::new(placed_problem(rooms, rooms / 10, s)).unwrap();
+            let t = std::time::Instant::now();
+            if let Ok(layout) = planner.layout(s) {
+                assert!(planner.check(&layout).is_ok());
+                ok += 1;
+            }
+            times.push(t.elapsed().as_secs_f64());
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "placed rooms (a contact layout exists), {rooms} rooms, {} loops: {ok}/{seeds} laid \
+             out; median {:.3} s per call",
+            rooms / 10,
+            times[times.len() / 2]
+        );
     }
     for loops in [10, 30, 50, 100] {
         let mut ok = 0;
@@ -166,6 +189,53 @@ pub fn open_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
 pub fn chain_problem(loops: usize, seed: u64) -> LayoutProblem {
     let g = loop_chain_graph(loops, &mut levelplan::seed::stream(seed, "chain graph"));
     graph_problem(&g)
+}
+
+/// A graph read off a placement of Edgar's five basic shapes
+/// (`graph::random::placed_rooms_graph`), every room free to take any of them, every link a
+/// contact: a layout exists by construction.
+pub fn placed_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
+    use levelplan::layout::template::{DoorMode, TemplateShape};
+    let placed = placed_rooms_graph(
+        rooms,
+        loops,
+        &mut levelplan::seed::stream(seed, "placed rooms"),
+    );
+    let templates = BASIC_SHAPES
+        .iter()
+        .map(|(name, rows)| RoomTemplate {
+            name: name.to_string(),
+            shape: TemplateShape::Cells(rows.iter().map(|r| r.to_string()).collect()),
+            doors: DoorMode::Sliding {
+                length: 1,
+                corner_distance: 0,
+                socket: None,
+            },
+            transforms: levelplan::layout::Transform::ALL.to_vec(),
+            repeat: None,
+            kinds: vec!["Normal".into()],
+            tags: vec![],
+            weight: 1.0,
+        })
+        .collect();
+    let mut p = LayoutProblem::new(templates);
+    for id in placed.graph.room_ids() {
+        p.rooms
+            .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
+    }
+    for (_, a, b, _) in placed.graph.links() {
+        p.links
+            .push(LinkSpec::new(a.0 as usize, b.0 as usize, Realise::Contact));
+    }
+    p.budget.retry = RetryPolicy::Attempts(20);
+    p
+}
+
+/// Time per call (success, or failure after 20 attempts) on graphs with a contact layout by
+/// construction, one graph per size.
+#[divan::bench(args = [100, 300], sample_count = 5, sample_size = 1)]
+fn scale_placed(bencher: divan::Bencher, rooms: usize) {
+    time_seeds(bencher, placed_problem(rooms, rooms / 10, 3));
 }
 
 fn graph_problem(g: &LevelGraph) -> LayoutProblem {

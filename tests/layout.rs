@@ -983,3 +983,179 @@ fn each_kind_of_violation_is_named_exactly() {
     // The original, untouched, still passes.
     assert_eq!(check(&pr, &layout()), Ok(()));
 }
+
+// ---------------------------------------------------------------------------------------
+// Graphs with a layout by construction (`graph::random::placed_rooms_graph`), the family the
+// layout-at-scale work is measured on.
+
+mod placed_rooms {
+    use std::collections::HashMap;
+
+    use levelplan::graph::random::{BASIC_SHAPES, PlacedRooms, placed_rooms_graph, shape_cells};
+    use levelplan::graph::{component_count, cycle_rank, is_planar};
+    use levelplan::layout::template::{DoorMode, TemplateShape};
+    use levelplan::layout::{
+        LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate, Transform,
+    };
+    use levelplan::{LinkRole, RoomId};
+    use proptest::prelude::*;
+
+    /// The five basic shapes as templates (doors of one cell anywhere), every link a contact.
+    fn problem(placed: &PlacedRooms) -> LayoutProblem {
+        let templates = BASIC_SHAPES
+            .iter()
+            .map(|(name, rows)| RoomTemplate {
+                name: name.to_string(),
+                shape: TemplateShape::Cells(rows.iter().map(|r| r.to_string()).collect()),
+                doors: DoorMode::Sliding {
+                    length: 1,
+                    corner_distance: 0,
+                    socket: None,
+                },
+                transforms: Transform::ALL.to_vec(),
+                repeat: None,
+                kinds: vec!["Normal".into()],
+                tags: vec![],
+                weight: 1.0,
+            })
+            .collect();
+        let mut p = LayoutProblem::new(templates);
+        for id in placed.graph.room_ids() {
+            p.rooms
+                .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
+        }
+        for (_, a, b, _) in placed.graph.links() {
+            p.links
+                .push(LinkSpec::new(a.0 as usize, b.0 as usize, Realise::Contact));
+        }
+        p.budget.retry = RetryPolicy::Attempts(20);
+        p
+    }
+
+    /// Brute force: the placement is a contact layout of the graph.
+    fn witness_holds(placed: &PlacedRooms) -> Result<(), String> {
+        let mut owner: HashMap<(i32, i32), usize> = HashMap::new();
+        for (i, r) in placed.rooms.iter().enumerate() {
+            // The cells are the shape's, moved.
+            let mut own = shape_cells(r.shape, r.transform);
+            let mut cells = r.cells.clone();
+            cells.sort_unstable();
+            let (dx, dy) = (cells[0].0 - own[0].0, cells[0].1 - own[0].1);
+            own.iter_mut().for_each(|c| *c = (c.0 + dx, c.1 + dy));
+            if own != cells {
+                return Err(format!("room {i} is not its shape"));
+            }
+            for &c in &r.cells {
+                if let Some(j) = owner.insert(c, i) {
+                    return Err(format!("rooms {j} and {i} share cell {c:?}"));
+                }
+            }
+        }
+        for (l, a, b, _) in placed.graph.links() {
+            let (ca, cb) = (
+                &placed.rooms[a.0 as usize].cells,
+                &placed.rooms[b.0 as usize].cells,
+            );
+            let touch = ca
+                .iter()
+                .any(|&(x, y)| cb.iter().any(|&(u, v)| (x - u).abs() + (y - v).abs() == 1));
+            if !touch {
+                return Err(format!("link {l}: rooms {a} and {b} do not touch"));
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(40))]
+
+        #[test]
+        fn the_placement_proves_a_contact_layout(rooms in 2usize..160, loops in 0usize..24, seed in any::<u64>()) {
+            let placed = placed_rooms_graph(rooms, loops, &mut levelplan::seed::stream(seed, "placed"));
+            let g = &placed.graph;
+            prop_assert_eq!(g.room_count(), rooms);
+            prop_assert_eq!(placed.rooms.len(), rooms);
+            prop_assert_eq!(component_count(g), 1);
+            prop_assert!(cycle_rank(g) <= loops);
+            prop_assert!(is_planar(g));
+            let tree = g.links().filter(|(.., k)| k.role == LinkRole::Tree).count();
+            prop_assert_eq!(tree, rooms - 1);
+            witness_holds(&placed).map_err(TestCaseError::fail)?;
+            let again = placed_rooms_graph(rooms, loops, &mut levelplan::seed::stream(seed, "placed"));
+            prop_assert_eq!(&again.rooms, &placed.rooms);
+        }
+    }
+
+    #[test]
+    fn the_checker_catches_a_broken_placement() {
+        let mut placed = placed_rooms_graph(30, 3, &mut levelplan::seed::stream(2, "placed"));
+        witness_holds(&placed).unwrap();
+        // Move the last room far away: its links no longer touch.
+        let far: Vec<(i32, i32)> = placed.rooms[29]
+            .cells
+            .iter()
+            .map(|&(x, y)| (x + 1000, y))
+            .collect();
+        placed.rooms[29].cells = far;
+        assert!(witness_holds(&placed).unwrap_err().contains("do not touch"));
+    }
+
+    #[test]
+    fn loops_are_drawn_when_rooms_touch() {
+        // Blobs of rooms touch a lot: the loops asked for are there.
+        for seed in 0..5 {
+            let placed = placed_rooms_graph(200, 20, &mut levelplan::seed::stream(seed, "placed"));
+            assert_eq!(cycle_rank(&placed.graph), 20, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn small_placed_graphs_lay_out() {
+        for seed in 0..6 {
+            let placed = placed_rooms_graph(40, 4, &mut levelplan::seed::stream(seed, "placed"));
+            let planner = Planner::new(problem(&placed)).unwrap();
+            let layout = planner
+                .layout(seed)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            planner.check(&layout).unwrap();
+        }
+    }
+
+    #[test]
+    fn an_order_given_is_followed_or_refused() {
+        let placed = placed_rooms_graph(20, 2, &mut levelplan::seed::stream(4, "placed"));
+        let planner = || Planner::new(problem(&placed)).unwrap();
+        // The rooms in the order they were built: each touches one built before it.
+        let order: Vec<usize> = (0..20).collect();
+        let p = planner().with_order(&order).unwrap();
+        let first_lines: Vec<String> = p
+            .debug_order()
+            .lines()
+            .take(3)
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .collect();
+        assert_eq!(first_lines, ["r0", "r1", "r2"]);
+        if let Ok(layout) = p.layout(1) {
+            p.check(&layout).unwrap();
+        }
+        // Not a permutation; a room with no neighbour before it.
+        assert!(planner().with_order(&[0, 1, 1]).is_err());
+        assert!(planner().with_order(&(0..19).collect::<Vec<_>>()).is_err());
+        // A room that is not room 0's neighbour cannot come right after it.
+        let apart = (1..20)
+            .find(|&r| {
+                !placed
+                    .graph
+                    .incident_links(RoomId(0))
+                    .any(|(_, o)| o.0 as usize == r)
+            })
+            .expect("20 rooms are no star round room 0 here");
+        let mut bad: Vec<usize> = vec![0, apart];
+        bad.extend((1..20).filter(|&r| r != apart));
+        let Err(err) = planner().with_order(&bad) else {
+            panic!("an order with a room before its neighbours is refused");
+        };
+        let err = err.to_string();
+        assert!(err.contains("no neighbour placed before it"), "{err}");
+    }
+}

@@ -238,6 +238,223 @@ pub fn loop_chain_graph<R: Rng + ?Sized>(loops: usize, rng: &mut R) -> LevelGrap
 }
 
 /// Adds `(a, b)` to `edges` if the graph stays planar; says whether it did.
+/// The five room shapes of Edgar's basic benchmark inputs, as rows of cells (top row first):
+/// `Square` 6 x 6, `Rectangle` 6 x 9, `L-shape` 6 x 6, `L-shape_long` 6 x 9 and `T-shape` 9 x 6
+/// (their outlines in `fixtures/edgar/inputs/ma2014_fig7top_9v_basic.json`).
+pub const BASIC_SHAPES: [(&str, &[&str]); 5] = [
+    ("Square", &["######"; 6]),
+    ("Rectangle", &["######"; 9]),
+    (
+        "L-shape",
+        &["###...", "###...", "###...", "######", "######", "######"],
+    ),
+    (
+        "L-shape_long",
+        &[
+            "###...", "###...", "###...", "###...", "###...", "###...", "######", "######",
+            "######",
+        ],
+    ),
+    (
+        "T-shape",
+        &[
+            "...###...",
+            "...###...",
+            "...###...",
+            "#########",
+            "#########",
+            "#########",
+        ],
+    ),
+];
+
+/// A room of a [`PlacedRooms`] graph: which of [`BASIC_SHAPES`] it is, turned by which of the
+/// eight grid transformations, and the cells it covers (`y` down).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedShape {
+    /// Index into [`BASIC_SHAPES`].
+    pub shape: usize,
+    /// The transformation, `0..8`: bit 0 mirrors `x`, bit 1 mirrors `y`, bit 2 swaps the axes
+    /// (applied in that order, to the shape's rows as drawn).
+    pub transform: u8,
+    /// The cells covered.
+    pub cells: Vec<(i32, i32)>,
+}
+
+/// A level graph read off an actual placement of rooms: the graph, and the placement that
+/// proves it can be laid out with every link a contact.
+#[derive(Debug, Clone)]
+pub struct PlacedRooms {
+    /// Rooms `0..n` (room 0 the entrance, the last the exit); tree links have
+    /// [`LinkRole::Tree`], the others [`LinkRole::Loop`].
+    pub graph: LevelGraph,
+    /// Where each room lies (`rooms[i]` is room `i`): no two share a cell, and the rooms of
+    /// every link share a stretch of wall at least one cell long.
+    pub rooms: Vec<PlacedShape>,
+}
+
+/// The cells of shape `shape` under transformation `t` (see [`PlacedShape::transform`]).
+pub fn shape_cells(shape: usize, t: u8) -> Vec<(i32, i32)> {
+    let rows = BASIC_SHAPES[shape % BASIC_SHAPES.len()].1;
+    let (w, h) = (rows[0].len() as i32, rows.len() as i32);
+    let mut out = Vec::new();
+    for (y, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            if c != '#' {
+                continue;
+            }
+            let (mut x, mut y) = (x as i32, y as i32);
+            if t & 1 != 0 {
+                x = w - 1 - x;
+            }
+            if t & 2 != 0 {
+                y = h - 1 - y;
+            }
+            if t & 4 != 0 {
+                std::mem::swap(&mut x, &mut y);
+            }
+            out.push((x, y));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A graph that has a layout by construction (the direct-contact family of the layout-at-scale
+/// work): `rooms` rooms of [`BASIC_SHAPES`], each placed against a random room already placed
+/// (a random shape and transformation, touching it along at least one cell of wall, covering
+/// no placed cell); the rooms each was placed against give a spanning tree, and `loops` of
+/// the other pairs of touching rooms, drawn at random, become loop links (fewer if fewer
+/// touch). Every link is a contact in the placement returned, so a layout with these shapes
+/// exists.
+///
+/// # Complexity
+/// `O(V · A · S)` for `A` tries per room (at most 200) and `S` cells per shape.
+///
+/// # Examples
+/// ```
+/// use levelplan::graph::{cycle_rank, random::placed_rooms_graph};
+/// let placed = placed_rooms_graph(100, 10, &mut levelplan::seed::stream(1, "doc"));
+/// assert_eq!(placed.graph.room_count(), 100);
+/// assert_eq!(cycle_rank(&placed.graph), 10);
+/// ```
+pub fn placed_rooms_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> PlacedRooms {
+    use std::collections::{BTreeMap, BTreeSet, HashMap};
+    let (mut g, ids) = numbered_rooms(rooms);
+    let mut owner: HashMap<(i32, i32), usize> = HashMap::new();
+    let mut placed: Vec<PlacedShape> = Vec::new();
+    let mut parent: Vec<Option<usize>> = Vec::new();
+    const DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+    while placed.len() < rooms {
+        let shape = seed::index(rng, BASIC_SHAPES.len());
+        let t = seed::index(rng, 8) as u8;
+        let cells = shape_cells(shape, t);
+        if placed.is_empty() {
+            for &c in &cells {
+                owner.insert(c, 0);
+            }
+            placed.push(PlacedShape {
+                shape,
+                transform: t,
+                cells,
+            });
+            parent.push(None);
+            continue;
+        }
+        let mut done = false;
+        for _ in 0..200 {
+            let anchor = seed::index(rng, placed.len());
+            let a = &placed[anchor].cells;
+            let c = a[seed::index(rng, a.len())];
+            let (dx, dy) = DIRS[seed::index(rng, 4)];
+            let n = (c.0 + dx, c.1 + dy);
+            if owner.contains_key(&n) {
+                continue;
+            }
+            // A cell of the new shape on its side facing the anchor goes to `n`.
+            let facing: Vec<(i32, i32)> = cells
+                .iter()
+                .copied()
+                .filter(|&(x, y)| cells.binary_search(&(x - dx, y - dy)).is_err())
+                .collect();
+            let s = facing[seed::index(rng, facing.len())];
+            let (ox, oy) = (n.0 - s.0, n.1 - s.1);
+            let moved: Vec<(i32, i32)> = cells.iter().map(|&(x, y)| (x + ox, y + oy)).collect();
+            if moved.iter().any(|p| owner.contains_key(p)) {
+                continue;
+            }
+            let me = placed.len();
+            for &p in &moved {
+                owner.insert(p, me);
+            }
+            placed.push(PlacedShape {
+                shape,
+                transform: t,
+                cells: moved,
+            });
+            parent.push(Some(anchor));
+            done = true;
+            break;
+        }
+        if !done {
+            // Rare: against the rightmost cell of all, whose right side no room covers; the
+            // new shape's leftmost cell goes there, so it covers nothing placed.
+            let (&c, &anchor) = owner
+                .iter()
+                .max_by_key(|(p, _)| (p.0, p.1))
+                .expect("a room is placed");
+            let s = *cells
+                .iter()
+                .min_by_key(|p| (p.0, p.1))
+                .expect("shapes have cells");
+            let (ox, oy) = (c.0 + 1 - s.0, c.1 - s.1);
+            let moved: Vec<(i32, i32)> = cells.iter().map(|&(x, y)| (x + ox, y + oy)).collect();
+            let me = placed.len();
+            for &p in &moved {
+                owner.insert(p, me);
+            }
+            placed.push(PlacedShape {
+                shape,
+                transform: t,
+                cells: moved,
+            });
+            parent.push(Some(anchor));
+        }
+    }
+    // Tree links, then the other touching pairs.
+    let mut tree: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = *p {
+            g.add_link(ids[p], ids[i], Link::door());
+            tree.insert((p.min(i), p.max(i)));
+        }
+    }
+    let mut touching: BTreeMap<(usize, usize), ()> = BTreeMap::new();
+    for (&(x, y), &a) in &owner {
+        for (dx, dy) in [(1, 0), (0, 1)] {
+            if let Some(&b) = owner.get(&(x + dx, y + dy))
+                && a != b
+            {
+                touching.insert((a.min(b), a.max(b)), ());
+            }
+        }
+    }
+    let mut others: Vec<(usize, usize)> = touching
+        .into_keys()
+        .filter(|pair| !tree.contains(pair))
+        .collect();
+    seed::shuffle(rng, &mut others);
+    others.truncate(loops);
+    others.sort_unstable();
+    for (a, b) in others {
+        g.add_link(ids[a], ids[b], Link::door().with_role(LinkRole::Loop));
+    }
+    PlacedRooms {
+        graph: g,
+        rooms: placed,
+    }
+}
+
 fn keeps_planar(edges: &mut Vec<(usize, usize)>, a: usize, b: usize, rooms: usize) -> bool {
     edges.push((a, b));
     let ok = planar_edges(rooms, edges);

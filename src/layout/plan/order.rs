@@ -306,7 +306,6 @@ impl Planner {
         let n = self.problem.rooms.len();
         let vadj = self.virtual_adjacency();
         let real: Vec<usize> = (0..n).filter(|&r| self.via[r].is_none()).collect();
-        let name = |r: usize| self.problem.rooms[r].name.clone();
         // Short cycles: for every edge, the shortest cycle through it.
         let mut cycles: Vec<Vec<usize>> = Vec::new();
         {
@@ -372,7 +371,7 @@ impl Planner {
         let Sequence {
             mut order,
             mut done,
-            mut keep_out,
+            keep_out,
             labels,
             ..
         } = seq;
@@ -423,6 +422,70 @@ impl Planner {
         }
         let planned = order;
         let order = promoted;
+        self.set_steps(&vadj, &real, &planned, order, keep_out)
+    }
+
+    /// Places the rooms in `order` (every room of the problem once; collapsed corridor rooms
+    /// are skipped) instead of the planner's own order, room by room (big levels are not cut
+    /// into parts). An experiment for orders computed elsewhere, such as canonical orderings
+    /// of a planar drawing (issue 22); not a stable interface.
+    ///
+    /// # Errors
+    /// [`LayoutError::NotConnected`] if `order` is not a permutation of the rooms, and
+    /// [`LayoutError::NoPlacedNeighbour`] if a room after the first has no neighbour before it.
+    #[doc(hidden)]
+    pub fn with_order(mut self, order: &[usize]) -> Result<Planner, LayoutError> {
+        let n = self.problem.rooms.len();
+        let mut seen = vec![false; n];
+        let name = |r: usize| {
+            self.problem
+                .rooms
+                .get(r)
+                .map_or(format!("#{r}"), |x| x.name.clone())
+        };
+        for &r in order {
+            if r >= n || std::mem::replace(&mut seen[r], true) {
+                return Err(LayoutError::NotConnected {
+                    missing: vec![name(r)],
+                    from: "the order given (a room out of range or listed twice)".into(),
+                });
+            }
+        }
+        if let Some(missing) = (0..n).find(|&r| !seen[r]) {
+            return Err(LayoutError::NotConnected {
+                missing: vec![name(missing)],
+                from: "the order given (a room left out)".into(),
+            });
+        }
+        let vadj = self.virtual_adjacency();
+        let real: Vec<usize> = (0..n).filter(|&r| self.via[r].is_none()).collect();
+        let order: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&r| self.via[r].is_none())
+            .collect();
+        self.set_steps(&vadj, &real, &order, order.clone(), vec![Vec::new(); n])?;
+        self.build_compounds();
+        self.parts = None;
+        Ok(self)
+    }
+
+    /// The steps of placing the rooms in `order` (`planned`: the order before rooms with two
+    /// placed neighbours were moved ahead).
+    fn set_steps(
+        &mut self,
+        vadj: &[Vec<(usize, Edge)>],
+        real: &[usize],
+        planned: &[usize],
+        order: Vec<usize>,
+        mut keep_out: Vec<Vec<usize>>,
+    ) -> Result<(), LayoutError> {
+        let n = self.problem.rooms.len();
+        let name = |r: usize| self.problem.rooms[r].name.clone();
+        let mut done = vec![false; n];
+        for &r in &order {
+            done[r] = true;
+        }
         if order.len() != real.len() {
             let missing: Vec<String> = real
                 .iter()
@@ -490,7 +553,7 @@ impl Planner {
             if i > 0 && earlier.is_empty() {
                 return Err(LayoutError::NoPlacedNeighbour { room: name(r) });
             }
-            let far = self.future_targets(&vadj, &pos, &span, r, i);
+            let far = self.future_targets(vadj, &pos, &span, r, i);
             steps.push(Step {
                 room: r,
                 earlier,

@@ -5,8 +5,7 @@
 //! laid out with a new seed per iteration, as a game would; preparation is benchmarked apart.
 
 use levelplan::graph::random::{
-    BASIC_SHAPES, local_loops_graph, local_loops_graph_without_holes, loop_chain_graph,
-    placed_rooms_graph,
+    local_loops_graph, local_loops_graph_without_holes, loop_chain_graph, placed_rooms_graph,
 };
 use levelplan::graph::{LevelGraph, enclosures};
 use levelplan::layout::edgar::EdgarLevel;
@@ -195,29 +194,12 @@ pub fn chain_problem(loops: usize, seed: u64) -> LayoutProblem {
 /// (`graph::random::placed_rooms_graph`), every room free to take any of them, every link a
 /// contact: a layout exists by construction.
 pub fn placed_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
-    use levelplan::layout::template::{DoorMode, TemplateShape};
     let placed = placed_rooms_graph(
         rooms,
         loops,
         &mut levelplan::seed::stream(seed, "placed rooms"),
     );
-    let templates = BASIC_SHAPES
-        .iter()
-        .map(|(name, rows)| RoomTemplate {
-            name: name.to_string(),
-            shape: TemplateShape::Cells(rows.iter().map(|r| r.to_string()).collect()),
-            doors: DoorMode::Sliding {
-                length: 1,
-                corner_distance: 0,
-                socket: None,
-            },
-            transforms: levelplan::layout::Transform::ALL.to_vec(),
-            repeat: None,
-            kinds: vec!["Normal".into()],
-            tags: vec![],
-            weight: 1.0,
-        })
-        .collect();
+    let templates = levelplan::layout::template::basic_templates();
     let mut p = LayoutProblem::new(templates);
     for id in placed.graph.room_ids() {
         p.rooms

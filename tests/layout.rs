@@ -991,34 +991,15 @@ fn each_kind_of_violation_is_named_exactly() {
 mod placed_rooms {
     use std::collections::HashMap;
 
-    use levelplan::graph::random::{BASIC_SHAPES, PlacedRooms, placed_rooms_graph, shape_cells};
+    use levelplan::graph::random::{PlacedRooms, placed_rooms_graph, shape_cells};
     use levelplan::graph::{component_count, cycle_rank, is_planar};
-    use levelplan::layout::template::{DoorMode, TemplateShape};
-    use levelplan::layout::{
-        LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate, Transform,
-    };
+    use levelplan::layout::{LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec};
     use levelplan::{LinkRole, RoomId};
     use proptest::prelude::*;
 
     /// The five basic shapes as templates (doors of one cell anywhere), every link a contact.
     fn problem(placed: &PlacedRooms) -> LayoutProblem {
-        let templates = BASIC_SHAPES
-            .iter()
-            .map(|(name, rows)| RoomTemplate {
-                name: name.to_string(),
-                shape: TemplateShape::Cells(rows.iter().map(|r| r.to_string()).collect()),
-                doors: DoorMode::Sliding {
-                    length: 1,
-                    corner_distance: 0,
-                    socket: None,
-                },
-                transforms: Transform::ALL.to_vec(),
-                repeat: None,
-                kinds: vec!["Normal".into()],
-                tags: vec![],
-                weight: 1.0,
-            })
-            .collect();
+        let templates = levelplan::layout::template::basic_templates();
         let mut p = LayoutProblem::new(templates);
         for id in placed.graph.room_ids() {
             p.rooms

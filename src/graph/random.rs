@@ -361,7 +361,8 @@ pub fn placed_rooms_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut
             parent.push(None);
             continue;
         }
-        let mut done = false;
+        // Where it goes: `(anchor, offset)`.
+        let mut spot: Option<(usize, (i32, i32))> = None;
         for _ in 0..200 {
             let anchor = seed::index(rng, placed.len());
             let a = &placed[anchor].cells;
@@ -378,27 +379,19 @@ pub fn placed_rooms_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut
                 .filter(|&(x, y)| cells.binary_search(&(x - dx, y - dy)).is_err())
                 .collect();
             let s = facing[seed::index(rng, facing.len())];
-            let (ox, oy) = (n.0 - s.0, n.1 - s.1);
-            let moved: Vec<(i32, i32)> = cells.iter().map(|&(x, y)| (x + ox, y + oy)).collect();
-            if moved.iter().any(|p| owner.contains_key(p)) {
+            let offset = (n.0 - s.0, n.1 - s.1);
+            if cells
+                .iter()
+                .any(|&(x, y)| owner.contains_key(&(x + offset.0, y + offset.1)))
+            {
                 continue;
             }
-            let me = placed.len();
-            for &p in &moved {
-                owner.insert(p, me);
-            }
-            placed.push(PlacedShape {
-                shape,
-                transform: t,
-                cells: moved,
-            });
-            parent.push(Some(anchor));
-            done = true;
+            spot = Some((anchor, offset));
             break;
         }
-        if !done {
-            // Rare: against the rightmost cell of all, whose right side no room covers; the
-            // new shape's leftmost cell goes there, so it covers nothing placed.
+        // Rare: against the rightmost cell of all, whose right side no room covers; the new
+        // shape's leftmost cell goes there, so it covers nothing placed.
+        let (anchor, (ox, oy)) = spot.unwrap_or_else(|| {
             let (&c, &anchor) = owner
                 .iter()
                 .max_by_key(|(p, _)| (p.0, p.1))
@@ -407,19 +400,19 @@ pub fn placed_rooms_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut
                 .iter()
                 .min_by_key(|p| (p.0, p.1))
                 .expect("shapes have cells");
-            let (ox, oy) = (c.0 + 1 - s.0, c.1 - s.1);
-            let moved: Vec<(i32, i32)> = cells.iter().map(|&(x, y)| (x + ox, y + oy)).collect();
-            let me = placed.len();
-            for &p in &moved {
-                owner.insert(p, me);
-            }
-            placed.push(PlacedShape {
-                shape,
-                transform: t,
-                cells: moved,
-            });
-            parent.push(Some(anchor));
+            (anchor, (c.0 + 1 - s.0, c.1 - s.1))
+        });
+        let moved: Vec<(i32, i32)> = cells.iter().map(|&(x, y)| (x + ox, y + oy)).collect();
+        let me = placed.len();
+        for &p in &moved {
+            owner.insert(p, me);
         }
+        placed.push(PlacedShape {
+            shape,
+            transform: t,
+            cells: moved,
+        });
+        parent.push(Some(anchor));
     }
     // Tree links, then the other touching pairs.
     let mut tree: BTreeSet<(usize, usize)> = BTreeSet::new();

@@ -208,6 +208,38 @@ pub struct TemplateError {
     pub problem: String,
 }
 
+/// The five room shapes of Edgar's basic benchmark inputs
+/// ([`crate::graph::random::BASIC_SHAPES`]) as templates: doors of one cell anywhere on the
+/// outline, every transformation, serving `Normal` rooms. With them, the graphs of
+/// [`crate::graph::random::placed_rooms_graph`] have a layout by construction.
+///
+/// # Examples
+/// ```
+/// use levelplan::layout::template::basic_templates;
+/// let t = basic_templates();
+/// assert_eq!(t.len(), 5);
+/// assert!(t.iter().all(|t| t.compile(0).is_ok()));
+/// ```
+pub fn basic_templates() -> Vec<RoomTemplate> {
+    crate::graph::random::BASIC_SHAPES
+        .iter()
+        .map(|(name, rows)| RoomTemplate {
+            name: (*name).to_string(),
+            shape: TemplateShape::Cells(rows.iter().map(|r| (*r).to_string()).collect()),
+            doors: DoorMode::Sliding {
+                length: 1,
+                corner_distance: 0,
+                socket: None,
+            },
+            transforms: Transform::ALL.to_vec(),
+            repeat: None,
+            kinds: vec!["Normal".into()],
+            tags: Vec::new(),
+            weight: 1.0,
+        })
+        .collect()
+}
+
 impl RoomTemplate {
     /// A `w` x `h` rectangle with sliding doors of length 1, `corner` away from the corners,
     /// all eight transformations.

@@ -170,7 +170,8 @@ pub struct Planner {
     /// Corridor classes: shapes, whether `a` is the `from` of `la`, whether the corridor is the
     /// `from` of `lb`.
     classes: Vec<(Vec<u32>, bool, bool)>,
-    compounds: Dense<Compound>,
+    /// Corridor compounds the search may meet, each computed the first time it does.
+    compounds: Dense<std::sync::OnceLock<Compound>>,
     steps: Vec<Step>,
     /// The step that places each room (corridor rooms: the step of their second room).
     step_of: Vec<usize>,
@@ -260,11 +261,8 @@ impl Planner {
         }
         let set = ShapeSet::compile(&problem.templates)?;
         let mut planner = Planner::prepare(problem, Arc::new(set))?;
-        // A planner of its own templates computes the spaces its links may meet now, so that
-        // its layouts do not pay for them (a shared set computes them when first met).
-        for (a, b, f) in planner.needed_spaces() {
-            planner.set.space_at(a, b, f);
-        }
+        // Configuration spaces and corridor compounds are computed when the search first
+        // meets them: a game that prepares and lays out once pays only for those.
         planner.build_compounds();
         planner.parts = planner.cut_into_parts();
         Ok(planner)

@@ -173,8 +173,7 @@ impl Planner {
                 .map_or(&[], |v| &v.offsets),
             Edge::Via(k) => {
                 let v = self.via[k].expect("via");
-                self.compounds
-                    .get(ns, s, v.class, nb == v.a)
+                self.compound_at(ns, s, v.class, nb == v.a)
                     .map_or(&[], |c| &c.offsets)
             }
         };

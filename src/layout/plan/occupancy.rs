@@ -104,7 +104,7 @@ impl Planner {
                 }
                 Edge::Via(k) => {
                     let v = self.via[k].expect("via edges come from via rooms");
-                    let Some(comp) = self.compounds.get(ns, c.shape, v.class, nb == v.a) else {
+                    let Some(comp) = self.compound_at(ns, c.shape, v.class, nb == v.a) else {
                         return Err((1, None));
                     };
                     let Ok(at) = comp.offsets.binary_search(&(c.pos - np)) else {
@@ -120,8 +120,7 @@ impl Planner {
         for (k, nb, at) in vias {
             let v = self.via[k].expect("via");
             let comp = self
-                .compounds
-                .get(
+                .compound_at(
                     st.placed[nb].expect("placed").0,
                     c.shape,
                     v.class,

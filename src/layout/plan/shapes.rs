@@ -5,22 +5,6 @@
 use super::*;
 
 impl Planner {
-    /// The (placed shape, new shape, placed is `from`) pairs the problem's links may meet.
-    pub(super) fn needed_spaces(&self) -> Vec<(u32, u32, bool)> {
-        let mut need: Vec<(u32, u32, bool)> = Vec::new();
-        for l in &self.problem.links {
-            for &(sf, _) in &self.room_shapes[l.from] {
-                for &(st, _) in &self.room_shapes[l.to] {
-                    need.push((sf, st, true));
-                    need.push((st, sf, false));
-                }
-            }
-        }
-        need.sort_unstable();
-        need.dedup();
-        need
-    }
-
     pub(super) fn build_compounds(&mut self) {
         let mut cneed: Vec<(u32, u32, u32, bool)> = Vec::new();
         for step in &self.steps {
@@ -45,10 +29,26 @@ impl Planner {
             },
             self.classes.len(),
         );
+        // Slots only: a compound is computed the first time the search meets it
+        // (`compound_at`), so a one-shot layout pays for the few it needs.
         for key in cneed {
-            let c = self.compound(key);
-            self.compounds.insert(key.0, key.1, key.2, key.3, c);
+            self.compounds
+                .insert(key.0, key.1, key.2, key.3, std::sync::OnceLock::new());
         }
+    }
+
+    /// The compound of `placed` and `new` through a corridor of `class`, if the search may
+    /// meet it (computed on first use).
+    pub(super) fn compound_at(
+        &self,
+        placed: u32,
+        new: u32,
+        class: u32,
+        placed_is_a: bool,
+    ) -> Option<&Compound> {
+        self.compounds
+            .get(placed, new, class, placed_is_a)
+            .map(|cell| cell.get_or_init(|| self.compound((placed, new, class, placed_is_a))))
     }
 
     /// Offsets of the new room from the placed one through a corridor of class `class`.

@@ -1,5 +1,5 @@
 //! Bad input, generated: every loader (flow RON, template library RON and JSON, Edgar level,
-//! Edgar layout, level document) is fed mutations of the fixtures (byte flips, truncation,
+//! Edgar layout, level document, Tiled room templates, set pieces, sector settings) is fed mutations of the fixtures (byte flips, truncation,
 //! duplicated and deleted lines, extreme numbers, deep nesting) and must neither panic nor
 //! abort; every error must be a message that names the file; whatever loads is then used as a
 //! game would (a flow's level made and proven, a library's templates laid out, an Edgar level
@@ -322,4 +322,98 @@ fn mutated_level_documents_verify_or_say_why() {
             }
         });
     }
+}
+
+#[test]
+fn mutated_tiled_maps_set_pieces_and_sector_settings_load_or_say_why() {
+    use levelplan::layout::tiled::{set_piece_from_tmj, template_from_tmj, template_from_tmx};
+    use levelplan::recipes::sectors::{SectorParams, SectorRecipe};
+    use levelplan::tiles::setpiece::SetPiece;
+    // Room templates drawn in Tiled: whatever reads compiles (the reader checked it).
+    for (file, xml) in [
+        ("fixtures/templates/tiled/long_hall.tmj", false),
+        ("fixtures/templates/tiled/u_room.tmx", true),
+    ] {
+        let text = fixture(file);
+        let (loaded, total) = fuzz(file, &text, |t| {
+            let read = if xml {
+                template_from_tmx(t, "mutated.tmx", &[])
+            } else {
+                template_from_tmj(t, "mutated.tmj", &[])
+            };
+            match read {
+                Ok(template) => {
+                    prop_assert!(template.compile(0).is_ok());
+                    Ok(true)
+                }
+                Err(e) => {
+                    names_the_file(&e.to_string(), "mutated.tm")?;
+                    Ok(false)
+                }
+            }
+        });
+        assert!(loaded < total, "{file}: every mutation loaded");
+    }
+    // Set pieces, RON and Tiled: whatever reads goes into a Hell level (or a named error).
+    for (file, tiled) in [
+        ("fixtures/setpieces/hell_sanctum.ron", false),
+        ("fixtures/setpieces/catacombs_crypt.tmj", true),
+    ] {
+        let text = fixture(file);
+        let (loaded, total) = fuzz(file, &text, |t| {
+            let read = if tiled {
+                set_piece_from_tmj(t, "mutated").map_err(|e| e.to_string())
+            } else {
+                SetPiece::from_ron(t, "mutated").map_err(|e| e.to_string())
+            };
+            match read {
+                Ok(piece) => {
+                    let mut recipe = levelplan::recipes::diablo::DiabloRecipe::new(
+                        levelplan::recipes::diablo::DiabloStage::Hell,
+                        13,
+                    );
+                    recipe.params.set_piece = Some(piece);
+                    recipe.params.retry = Some(RetryPolicy::Attempts(3));
+                    if let Err(e) = recipe.generate(1) {
+                        prop_assert!(!e.to_string().is_empty());
+                    }
+                    Ok(true)
+                }
+                Err(e) => {
+                    names_the_file(&e, "mutated")?;
+                    Ok(false)
+                }
+            }
+        });
+        assert!(loaded < total, "{file}: every mutation loaded");
+    }
+    // Sector settings: whatever reads makes a level or a message.
+    // One field a line, so that deleting a line leaves the field's default.
+    let text = "(\n    geometry: Growth,\n    width: 48,\n    height: 40,\n    \
+                bsp: (depth: 4, min_leaf: 8, corridor: 3),\n    \
+                growth: (clearings: (3, 6), clearing_size: (0.35, 0.75), room_area: 120),\n    \
+                restore: 0.15,\n    open_passages: 0.08,\n    continue_chance: 0.5,\n    \
+                max_keys: 3,\n    task_chance: 0.2,\n    window_chances: (0.75, 1.0, 0.5),\n    \
+                door_widths: (0.6, 0.25, 0.15),\n    retry: Attempts(5),\n)\n";
+    assert!(SectorParams::from_ron(text, "base.ron").is_ok());
+    let (loaded, total) = fuzz("sector settings", text, |t| {
+        match SectorParams::from_ron(t, "mutated.ron") {
+            Ok(mut params) => {
+                // Within the field limits a level is made or refused with a message.
+                params.width = params.width.min(128);
+                params.height = params.height.min(128);
+                if let Ok(recipe) = SectorRecipe::new(params)
+                    && let Err(e) = recipe.generate(1)
+                {
+                    prop_assert!(!e.to_string().is_empty());
+                }
+                Ok(true)
+            }
+            Err(e) => {
+                names_the_file(&e.to_string(), "mutated.ron")?;
+                Ok(false)
+            }
+        }
+    });
+    assert!(loaded > 0 && loaded < total, "{loaded} of {total} loaded");
 }

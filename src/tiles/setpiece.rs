@@ -78,6 +78,11 @@ impl SetPiece {
         })?;
         let h = p.rows.len();
         let w = p.rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+        if w > MAX_SIDE || h > MAX_SIDE {
+            return Err(err(format!(
+                "{w} x {h} cells; a set piece is 1 to {MAX_SIDE} cells a side"
+            )));
+        }
         let mut cells = Grid::new(w, h, None);
         for (y, row) in p.rows.iter().enumerate() {
             for (x, c) in row.chars().enumerate() {

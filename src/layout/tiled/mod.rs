@@ -665,6 +665,13 @@ fn to_set_piece(
         problem,
     };
     let (w, h) = (data.width, data.height);
+    let most = crate::tiles::setpiece::MAX_SIDE;
+    if w == 0 || h == 0 || w > most || h > most {
+        return Err(bad(
+            "",
+            format!("the map is {w} x {h} tiles; a set piece is 1 to {most} tiles a side"),
+        ));
+    }
     let first = data.tilesets.first().map_or(1, |t| t.0);
     let mut cells: Grid<Option<Tile>> = Grid::new(w, h, None);
     if data.tile_layers.is_empty() {

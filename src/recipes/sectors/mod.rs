@@ -184,6 +184,15 @@ pub enum SectorError {
         /// What is wrong.
         message: String,
     },
+    /// A settings file whose settings cannot work (the inner error names the setting).
+    #[error("{file}: {source}")]
+    InFile {
+        /// The file.
+        file: String,
+        /// What is wrong in it.
+        #[source]
+        source: Box<SectorError>,
+    },
     /// No attempt made a level.
     #[error("no sector level in {attempts} attempts; the last failed: {reason}")]
     NoLevel {
@@ -215,7 +224,10 @@ impl SectorParams {
                 column: e.column,
                 message: e.message,
             })?;
-        params.check()?;
+        params.check().map_err(|e| SectorError::InFile {
+            file: file.to_string(),
+            source: Box::new(e),
+        })?;
         Ok(params)
     }
 

@@ -339,7 +339,7 @@ pub fn shape_cells(shape: usize, t: u8) -> Vec<(i32, i32)> {
 /// assert_eq!(cycle_rank(&placed.graph), 10);
 /// ```
 pub fn placed_rooms_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut R) -> PlacedRooms {
-    use std::collections::{BTreeMap, BTreeSet, HashMap};
+    use std::collections::{BTreeSet, HashMap};
     let (mut g, ids) = numbered_rooms(rooms);
     let mut owner: HashMap<(i32, i32), usize> = HashMap::new();
     let mut placed: Vec<PlacedShape> = Vec::new();
@@ -361,24 +361,29 @@ pub fn placed_rooms_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut
             parent.push(None);
             continue;
         }
+        // Per direction `d` of `DIRS`, the shape's cells with no cell of it at `-d`: the side
+        // that can face a room lying that way.
+        let facing: [Vec<(i32, i32)>; 4] = DIRS.map(|(dx, dy)| {
+            cells
+                .iter()
+                .copied()
+                .filter(|&(x, y)| cells.binary_search(&(x - dx, y - dy)).is_err())
+                .collect()
+        });
         // Where it goes: `(anchor, offset)`.
         let mut spot: Option<(usize, (i32, i32))> = None;
         for _ in 0..200 {
             let anchor = seed::index(rng, placed.len());
             let a = &placed[anchor].cells;
             let c = a[seed::index(rng, a.len())];
-            let (dx, dy) = DIRS[seed::index(rng, 4)];
+            let d = seed::index(rng, 4);
+            let (dx, dy) = DIRS[d];
             let n = (c.0 + dx, c.1 + dy);
             if owner.contains_key(&n) {
                 continue;
             }
             // A cell of the new shape on its side facing the anchor goes to `n`.
-            let facing: Vec<(i32, i32)> = cells
-                .iter()
-                .copied()
-                .filter(|&(x, y)| cells.binary_search(&(x - dx, y - dy)).is_err())
-                .collect();
-            let s = facing[seed::index(rng, facing.len())];
+            let s = facing[d][seed::index(rng, facing[d].len())];
             let offset = (n.0 - s.0, n.1 - s.1);
             if cells
                 .iter()
@@ -422,18 +427,18 @@ pub fn placed_rooms_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut
             tree.insert((p.min(i), p.max(i)));
         }
     }
-    let mut touching: BTreeMap<(usize, usize), ()> = BTreeMap::new();
+    let mut touching: BTreeSet<(usize, usize)> = BTreeSet::new();
     for (&(x, y), &a) in &owner {
         for (dx, dy) in [(1, 0), (0, 1)] {
             if let Some(&b) = owner.get(&(x + dx, y + dy))
                 && a != b
             {
-                touching.insert((a.min(b), a.max(b)), ());
+                touching.insert((a.min(b), a.max(b)));
             }
         }
     }
     let mut others: Vec<(usize, usize)> = touching
-        .into_keys()
+        .into_iter()
         .filter(|pair| !tree.contains(pair))
         .collect();
     seed::shuffle(rng, &mut others);

@@ -128,11 +128,7 @@ pub fn template_from_tmj(
     file: &str,
     wall_tiles: &[u32],
 ) -> Result<RoomTemplate, TiledError> {
-    let data = parse_tmj(text).map_err(|(place, problem)| TiledError {
-        file: file.into(),
-        place,
-        problem,
-    })?;
+    let data = parse_tmj(text).map_err(located(file))?;
     to_template(&data, file, wall_tiles)
 }
 
@@ -142,11 +138,7 @@ pub fn template_from_tmx(
     file: &str,
     wall_tiles: &[u32],
 ) -> Result<RoomTemplate, TiledError> {
-    let data = parse_tmx(text).map_err(|(place, problem)| TiledError {
-        file: file.into(),
-        place,
-        problem,
-    })?;
+    let data = parse_tmx(text).map_err(located(file))?;
     to_template(&data, file, wall_tiles)
 }
 
@@ -173,6 +165,24 @@ pub fn load_template(
 }
 
 type Fault = (String, String);
+
+/// A reader's fault, placed in `file`.
+fn located(file: &str) -> impl Fn(Fault) -> TiledError + '_ {
+    move |(place, problem)| TiledError {
+        file: file.into(),
+        place,
+        problem,
+    }
+}
+
+/// The file's name without folder or extension (a map's default name).
+fn stem(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(file)
+        .to_string()
+}
 
 /// A segment between two corners of the tile grid, `(x, y)` with `y` down.
 type Segment = ((i64, i64), (i64, i64));
@@ -303,11 +313,7 @@ fn to_template(data: &MapData, file: &str, wall_tiles: &[u32]) -> Result<RoomTem
             })
             .unwrap_or_default()
     };
-    let stem = std::path::Path::new(file)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or(file)
-        .to_string();
+    let stem = stem(file);
     let number = |k: &str| -> Result<Option<f64>, TiledError> {
         match props.get(k) {
             None => Ok(None),
@@ -633,11 +639,7 @@ pub fn set_piece_from_tmj(
     text: &str,
     file: &str,
 ) -> Result<crate::tiles::setpiece::SetPiece, TiledError> {
-    let data = parse_tmj(text).map_err(|(place, problem)| TiledError {
-        file: file.into(),
-        place,
-        problem,
-    })?;
+    let data = parse_tmj(text).map_err(located(file))?;
     to_set_piece(&data, file)
 }
 
@@ -646,11 +648,7 @@ pub fn set_piece_from_tmx(
     text: &str,
     file: &str,
 ) -> Result<crate::tiles::setpiece::SetPiece, TiledError> {
-    let data = parse_tmx(text).map_err(|(place, problem)| TiledError {
-        file: file.into(),
-        place,
-        problem,
-    })?;
+    let data = parse_tmx(text).map_err(located(file))?;
     to_set_piece(&data, file)
 }
 
@@ -708,11 +706,7 @@ fn to_set_piece(
             cells.set((i % w) as i64, (i / w) as i64, Some(*tile));
         }
     }
-    let stem = std::path::Path::new(file)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or(file)
-        .to_string();
+    let stem = stem(file);
     let name = data.properties.get("name").map(Value::text).unwrap_or(stem);
     crate::tiles::setpiece::SetPiece::new(name, cells).map_err(|p| bad("", p))
 }

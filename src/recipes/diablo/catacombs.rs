@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::{Stage, StageError, finish_stage, place_stairs, polish};
+use super::{Stage, StageError, finish_stage, place_stairs};
 use crate::seed;
 use crate::tiles::Grid;
 use crate::tiles::convert::PatternTable;
@@ -166,18 +166,18 @@ pub fn generate_with(
         };
         place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
-            Ok((up, down)) => {
-                let variants = polish(&mut tiles, &protected, &mut rng, "catacombs", &piece);
+            Ok(stairs) => {
                 return Ok(finish_stage(
+                    "catacombs",
                     level,
                     seed,
+                    attempt,
                     blank,
                     tiles,
-                    variants,
-                    up,
-                    down,
-                    attempt,
-                    piece.record(),
+                    &protected,
+                    &mut rng,
+                    stairs,
+                    &piece,
                 ));
             }
             Err(r) => reason = r,

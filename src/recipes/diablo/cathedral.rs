@@ -19,7 +19,7 @@ use rand::Rng;
 
 use super::{
     Dividers, Rect, SetPiecePlacement, Stage, StageError, add_walls, bud, close_edges, fill,
-    finish_stage, place_stairs, polish,
+    finish_stage, place_stairs,
 };
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
@@ -139,7 +139,7 @@ pub fn generate_with(
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Cathedral);
         // Step 6: stairs, and the lockout check.
         match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
-            Ok((up, down)) => {
+            Ok(stairs) => {
                 // Step 7: 5 to 9 lamps on open floor, then the fixes and variants.
                 // Chambers were kept free of dividing walls; lamps may stand in them.
                 for &(x, y, w, h) in &chambers {
@@ -156,17 +156,17 @@ pub fn generate_with(
                 for _ in 0..lamps {
                     lamp.place_once(&mut tiles, &mut protected, &mut rng, SIZE * SIZE);
                 }
-                let variants = polish(&mut tiles, &protected, &mut rng, "cathedral", &piece);
                 return Ok(finish_stage(
+                    "cathedral",
                     level,
                     seed,
+                    attempt,
                     blank,
                     tiles,
-                    variants,
-                    up,
-                    down,
-                    attempt,
-                    piece.record(),
+                    &protected,
+                    &mut rng,
+                    stairs,
+                    &piece,
                 ));
             }
             Err(r) => reason = r,

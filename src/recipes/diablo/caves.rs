@@ -16,9 +16,7 @@
 
 use rand::Rng;
 
-use super::{
-    Dividers, Stage, StageError, add_walls, close_edges, finish_stage, place_stairs, polish,
-};
+use super::{Dividers, Stage, StageError, add_walls, close_edges, finish_stage, place_stairs};
 use crate::seed;
 use crate::tiles::convert::MarchingTable;
 use crate::tiles::regions::{find_regions, fully_connected};
@@ -112,18 +110,10 @@ pub fn generate_with(
         place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         add_walls(&mut tiles, &mut protected, &mut rng, Dividers::Caves);
         match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
-            Ok((up, down)) => {
-                let variants = polish(&mut tiles, &protected, &mut rng, "caves", &piece);
+            Ok(stairs) => {
                 let stage = finish_stage(
-                    level,
-                    seed,
-                    blank,
-                    tiles,
-                    variants,
-                    up,
-                    down,
-                    attempt,
-                    piece.record(),
+                    "caves", level, seed, attempt, blank, tiles, &protected, &mut rng, stairs,
+                    &piece,
                 );
                 return Ok((stage, rivers));
             }

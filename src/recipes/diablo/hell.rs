@@ -14,7 +14,7 @@ use rand::Rng;
 
 use super::{
     Dividers, Rect, Stage, StageError, add_walls, bud, close_edges, fill, finish_stage,
-    place_stairs, polish,
+    place_stairs,
 };
 use crate::seed;
 use crate::tiles::Grid;
@@ -94,18 +94,10 @@ pub fn generate_with(
             place_theme_rooms(&mut tiles, &mut protected, &mut rng, themes);
         }
         match place_stairs(&mut tiles, &mut protected, &mut rng, &piece) {
-            Ok((up, down)) => {
-                let variants = polish(&mut tiles, &protected, &mut rng, "hell", &piece);
+            Ok(stairs) => {
                 return Ok(finish_stage(
-                    level,
-                    seed,
-                    blank,
-                    tiles,
-                    variants,
-                    up,
-                    down,
-                    attempt,
-                    piece.record(),
+                    "hell", level, seed, attempt, blank, tiles, &protected, &mut rng, stairs,
+                    &piece,
                 ));
             }
             Err(r) => reason = r,

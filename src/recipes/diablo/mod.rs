@@ -134,19 +134,23 @@ pub(crate) fn miniset(name: &str) -> Miniset {
     .expect("a built-in mini-set")
 }
 
-/// Regions, their graph, and the tile map with regions set; kinds from the stairs.
+/// The end of every stage: [`polish`] (with the stage's substitution), then regions, their
+/// graph, and the tile map with regions set; kinds from the stairs.
 #[allow(clippy::too_many_arguments)]
-fn finish_stage(
+fn finish_stage<R: Rng + ?Sized>(
+    stage: &str,
     level: u32,
     seed: u64,
-    blank: Grid<bool>,
-    tiles: Grid<Tile>,
-    variants: Grid<u8>,
-    stairs_up: (usize, usize),
-    stairs_down: (usize, usize),
     attempts: u32,
-    set_piece: Option<crate::level::SetPieceRecord>,
+    blank: Grid<bool>,
+    mut tiles: Grid<Tile>,
+    protected: &Grid<bool>,
+    rng: &mut R,
+    (stairs_up, stairs_down): (TilePos, TilePos),
+    piece: &SetPiecePlacement<'_>,
 ) -> Stage {
+    let variants = polish(&mut tiles, protected, rng, stage, piece);
+    let set_piece = piece.record();
     let regions = find_regions(&tiles, room_tile);
     let links = contacts(&tiles, &regions, |t| matches!(t, Tile::Door | Tile::Arch));
     let mut graph = regions_to_graph(&regions, &links);
@@ -207,21 +211,20 @@ pub(crate) fn place_stairs<R: Rng + ?Sized>(
         Miniset::new(&spec, "diablo").expect("a valid built-in mini-set")
     };
     let total = tiles.width() * tiles.height();
-    // Stairs the set piece brings stand where it put them (the mini-set's corner is the tile
-    // up and left of the stairs).
-    let corner = |(x, y): TilePos| (x.saturating_sub(1), y.saturating_sub(1));
+    // Stairs the set piece brings stand where it put them; the mini-sets' stairs are the
+    // middle of the 3 x 3 they place (one right and down of its corner).
+    let centre = |(x, y): TilePos| (x + 1, y + 1);
     let up = match given_up {
-        Some(p) => corner(p),
-        None => stairs("stairs up", '<')
-            .place_once(tiles, protected, rng, total)
-            .ok_or("the stairs up found no 3 x 3 floor")?,
+        Some(p) => p,
+        None => centre(
+            stairs("stairs up", '<')
+                .place_once(tiles, protected, rng, total)
+                .ok_or("the stairs up found no 3 x 3 floor")?,
+        ),
     };
     // The stairs down go to another room than the stairs up: the up room is shielded.
     let rooms = find_regions(tiles, room_tile);
-    let up_room = *rooms
-        .labels
-        .get(up.0 as i64 + 1, up.1 as i64 + 1)
-        .expect("inside");
+    let up_room = *rooms.labels.get(up.0 as i64, up.1 as i64).expect("inside");
     let mut shielded = protected.clone();
     for ((x, y), label) in rooms.labels.iter() {
         if label.is_some() && *label == up_room {
@@ -231,22 +234,24 @@ pub(crate) fn place_stairs<R: Rng + ?Sized>(
     // (A level that is one big room, as caves can be, takes them in the same room.)
     let down_stairs = stairs("stairs down", '>');
     let down = match given_down {
-        Some(p) => corner(p),
-        None => match down_stairs.place_once(tiles, &mut shielded, rng, total) {
-            Some(p) => {
-                down_stairs.stamp(tiles, protected, p.0, p.1);
-                p
-            }
-            None => down_stairs
-                .place_once(tiles, protected, rng, total)
-                .ok_or("the stairs down found no 3 x 3 floor")?,
-        },
+        Some(p) => p,
+        None => centre(
+            match down_stairs.place_once(tiles, &mut shielded, rng, total) {
+                Some(p) => {
+                    down_stairs.stamp(tiles, protected, p.0, p.1);
+                    p
+                }
+                None => down_stairs
+                    .place_once(tiles, protected, rng, total)
+                    .ok_or("the stairs down found no 3 x 3 floor")?,
+            },
+        ),
     };
     // The lockout check: every walkable tile must be reachable.
     if !fully_connected(tiles, Tile::walkable) {
         return Err("the level fell apart into unconnected parts".into());
     }
-    Ok(((up.0 + 1, up.1 + 1), (down.0 + 1, down.1 + 1)))
+    Ok((up, down))
 }
 
 /// Where a stage's set piece went: its cells (`mask`, kept as drawn by every later pass) and

@@ -137,16 +137,6 @@ pub fn sector_graph(field: &mut Field) -> SectorGraph {
     }
 }
 
-impl SectorGraph {
-    /// The room of sector `s`.
-    pub fn room_of(&self, s: u32) -> Option<RoomId> {
-        self.sectors
-            .iter()
-            .position(|&x| x == s)
-            .map(|i| RoomId(i as u32))
-    }
-}
-
 /// Steps 6 and 7: the graph is reduced to a spanning tree by deleting random connections that
 /// keep it connected; `restore` (a fraction) of the deleted ones come back as loops; then each
 /// kept connection becomes an open passage with chance `open`, merging its two sectors into

@@ -345,21 +345,33 @@ impl RoomTemplate {
         }
         let outline = self.outline()?;
         let mut out: Vec<Shape> = Vec::new();
+        // Per shape kept: its doors in a fixed order, made when a later shape has its mask.
+        let mut sorted: Vec<Option<Vec<DoorPos>>> = Vec::new();
+        let in_order = |s: &Shape| {
+            let mut d = s.doors.clone();
+            d.sort_by_key(|d| (d.a, d.b, d.facing));
+            d
+        };
         for &t in &self.transforms {
             let shape = self.compile_one(index, &outline, t)?;
-            let same = out.iter().any(|s| {
-                (s.mask.width, s.mask.height) == (shape.mask.width, shape.mask.height)
-                    && s.mask.bits == shape.mask.bits
-                    && {
-                        let mut a = s.doors.clone();
-                        let mut b = shape.doors.clone();
-                        a.sort_by_key(|d| (d.a, d.b, d.facing));
-                        b.sort_by_key(|d| (d.a, d.b, d.facing));
-                        a == b
-                    }
-            });
+            let mut mine: Option<Vec<DoorPos>> = None;
+            let mut same = false;
+            for (s, doors) in out.iter().zip(sorted.iter_mut()) {
+                if (s.mask.width, s.mask.height) != (shape.mask.width, shape.mask.height)
+                    || s.mask.bits != shape.mask.bits
+                    || s.doors.len() != shape.doors.len()
+                {
+                    continue;
+                }
+                let a = doors.get_or_insert_with(|| in_order(s));
+                if *a == *mine.get_or_insert_with(|| in_order(&shape)) {
+                    same = true;
+                    break;
+                }
+            }
             if !same {
                 out.push(shape);
+                sorted.push(mine);
             }
         }
         Ok(out)
@@ -471,8 +483,11 @@ impl RoomTemplate {
                 mask.width, mask.height
             )));
         }
-        let mut seen = std::collections::HashSet::new();
-        doors.retain(|d| seen.insert(d.clone()));
+        // Listed doors and door lines may give one position twice; sliding doors never do
+        // (each side of the outline its own positions, and no two sides overlap).
+        if !matches!(self.doors, DoorMode::Sliding { .. }) {
+            dedup_doors(&mut doors);
+        }
         Ok(Shape {
             template: index,
             transform: t,
@@ -482,6 +497,24 @@ impl RoomTemplate {
             doors,
         })
     }
+}
+
+/// Drops door positions given before, keeping the first of each in order.
+fn dedup_doors(doors: &mut Vec<DoorPos>) {
+    let key = |d: &DoorPos| (d.a, d.b, d.facing);
+    let mut order: Vec<usize> = (0..doors.len()).collect();
+    order.sort_by_key(|&i| (key(&doors[i]), i));
+    let mut repeat = vec![false; doors.len()];
+    for run in order.chunk_by(|&x, &y| key(&doors[x]) == key(&doors[y])) {
+        for (k, &i) in run.iter().enumerate() {
+            repeat[i] = run[..k].iter().any(|&j| doors[j] == doors[i]);
+        }
+    }
+    let mut i = 0;
+    doors.retain(|_| {
+        i += 1;
+        !repeat[i - 1]
+    });
 }
 
 fn place_on_sides(

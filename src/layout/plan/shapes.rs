@@ -3,6 +3,7 @@
 //! rooms.
 
 use super::*;
+use crate::layout::template::DoorKind;
 
 impl Planner {
     pub(super) fn build_compounds(&mut self) {
@@ -169,6 +170,9 @@ impl Planner {
     }
 }
 
+/// A door as a configuration space reads it: its index, lower end, length and socket.
+type DoorView<'a> = (u16, Point, i32, Option<&'a str>);
+
 /// Per transformation (in `Transform::ALL`'s order), the shape a shape turns into and the
 /// corner it lands at (see `ShapeSet::turn_table`).
 pub(super) type Turned = [Option<(u32, Point)>; 8];
@@ -201,6 +205,8 @@ pub struct ShapeSet {
     /// when first asked for; a row is allocated when its first space is. (Boxed: an empty cell
     /// is 16 bytes, so rows stay small for libraries of thousands of shapes.)
     spaces: Vec<std::sync::OnceLock<SpaceRow>>,
+    /// Per shape: whether every door of it may be used in both directions.
+    two_way: Vec<bool>,
 }
 
 impl ShapeSet {
@@ -238,11 +244,20 @@ impl ShapeSet {
                     .map(|_| std::sync::OnceLock::new())
                     .collect()
             });
-        Some(
-            &**row
-                .get(new as usize)?
-                .get_or_init(|| Box::new(self.space(placed, new, placed_is_from))),
-        )
+        Some(&**row.get(new as usize)?.get_or_init(|| {
+            // Shapes whose doors all go both ways have one space for either direction of the
+            // link: the other direction's, if it is known, is copied.
+            if self.two_way[placed as usize] && self.two_way[new as usize] {
+                let other = self
+                    .spaces
+                    .get(placed as usize * 2 + usize::from(!placed_is_from))
+                    .and_then(|r| r.get()?.get(new as usize)?.get());
+                if let Some(known) = other {
+                    return known.clone();
+                }
+            }
+            Box::new(self.space(placed, new, placed_is_from))
+        }))
     }
 
     /// Number of distinct shapes.
@@ -278,6 +293,10 @@ impl ShapeSet {
         Ok(ShapeSet {
             names: templates.iter().map(|t| t.name.clone()).collect(),
             turns: std::sync::OnceLock::new(),
+            two_way: shapes
+                .iter()
+                .map(|s| s.doors.iter().all(|d| d.kind == DoorKind::Any))
+                .collect(),
             spaces: (0..shapes.len() * 2)
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
@@ -302,7 +321,7 @@ impl ShapeSet {
         let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
         let mut out = Space::default();
         // The new shape's doors that may take part, by facing.
-        let mut facing: [Vec<u16>; 4] = Default::default();
+        let mut facing: [Vec<DoorView>; 4] = Default::default();
         let mut qbox = (
             Point::new(i32::MAX, i32::MAX),
             Point::new(i32::MIN, i32::MIN),
@@ -314,7 +333,7 @@ impl ShapeSet {
         };
         for (j, d) in q.doors.iter().enumerate() {
             if d.kind.allows(!placed_is_from) {
-                facing[d.facing as usize].push(j as u16);
+                facing[d.facing as usize].push((j as u16, d.a, d.len(), d.socket.as_deref()));
                 grow(&mut qbox, d.a);
             }
         }
@@ -338,18 +357,17 @@ impl ShapeSet {
                 if !dp.kind.allows(placed_is_from) {
                     continue;
                 }
-                let len = dp.len();
-                for &j in &facing[dp.facing.opposite() as usize] {
-                    let dq = &q.doors[j as usize];
-                    if dq.len() != len {
+                let (len, socket) = (dp.len(), dp.socket.as_deref());
+                for &(j, a, qlen, qsocket) in &facing[dp.facing.opposite() as usize] {
+                    if qlen != len {
                         continue;
                     }
-                    if let (Some(a), Some(b)) = (&dp.socket, &dq.socket)
-                        && a != b
+                    if let (Some(x), Some(y)) = (socket, qsocket)
+                        && x != y
                     {
                         continue;
                     }
-                    f(i as u16, j, dp.a - dq.a);
+                    f(i as u16, j, dp.a - a);
                 }
             }
         };

@@ -25,79 +25,110 @@ fn main() {
     divan::main();
 }
 
+/// Lays `problem` out once (seed `seed`) and checks the layout: whether it laid out, and the
+/// seconds the call took (preparing excluded).
+fn timed_layout(problem: LayoutProblem, seed: u64) -> (bool, f64) {
+    let planner = Planner::new(problem).unwrap();
+    let t = std::time::Instant::now();
+    let result = planner.layout(seed);
+    let secs = t.elapsed().as_secs_f64();
+    if let Ok(layout) = &result {
+        assert!(planner.check(layout).is_ok());
+    }
+    (result.is_ok(), secs)
+}
+
+/// The median of some call times (seconds).
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
 /// Success rates of the scale problems and the loop chains (ten graphs and seeds per size),
 /// printed before the timings: a failure is a `NoLayout` error after 20 attempts. For the scale
 /// graphs, also how many need a hole (a loop drawn round a room with rooms hanging off it, see
 /// `graph::enclosures`), which the layout rarely manages when rings must touch, and how many of
 /// the others lay out; then level-like graphs drawn without holes
-/// (`local_loops_graph_without_holes`), as a designer avoiding them would draw a level.
+/// (`local_loops_graph_without_holes`), as a designer avoiding them would draw a level, graphs
+/// read off a placement of rooms, and chains of loops. Each line gives the median time per
+/// call of the graphs that laid out and of all of them; a table of rooms against the median
+/// time of the successes closes the output (the growth with size).
 fn scale_success_rates() {
+    // (family, rooms, median seconds of the successes)
+    let mut growth: Vec<(&str, usize, f64)> = Vec::new();
+    let mut report = |family: &'static str, rooms: usize, runs: &[(bool, f64)]| -> String {
+        let ok: Vec<f64> = runs.iter().filter(|r| r.0).map(|r| r.1).collect();
+        let all = median(runs.iter().map(|r| r.1).collect());
+        let good = if ok.is_empty() {
+            "-".to_string()
+        } else {
+            let m = median(ok.clone());
+            growth.push((family, rooms, m));
+            format!("{m:.3} s")
+        };
+        format!(
+            "{}/{} laid out; median per call {good} (successes), {all:.3} s (all)",
+            ok.len(),
+            runs.len()
+        )
+    };
     for (rooms, loops) in [(30, 4), (100, 10), (300, 30), (1000, 100)] {
-        let (mut ok, mut holes, mut ok_without) = (0, 0, 0);
+        let mut holes = 0;
+        let mut runs = Vec::new();
+        let mut ok_without = 0;
         for s in 0..10 {
             let needs_hole = !enclosures(&scale_graph(rooms, loops, s)).is_empty();
             holes += usize::from(needs_hole);
-            let planner = Planner::new(scale_problem(rooms, loops, s)).unwrap();
-            if let Ok(layout) = planner.layout(s) {
-                assert!(planner.check(&layout).is_ok());
-                ok += 1;
-                ok_without += usize::from(!needs_hole);
-            }
+            let run = timed_layout(scale_problem(rooms, loops, s), s);
+            ok_without += usize::from(run.0 && !needs_hole);
+            runs.push(run);
         }
         println!(
-            "scale {rooms} rooms, {loops} loops: {ok}/10 graphs laid out; {holes} need a hole \
-             (graph::enclosures), of the other {}: {ok_without} laid out",
+            "scale {rooms} rooms, {loops} loops: {}; {holes} need a hole (graph::enclosures), \
+             of the other {}: {ok_without} laid out",
+            report("level-like", rooms, &runs),
             10 - holes
         );
     }
     for (rooms, loops) in [(30, 4), (100, 10), (300, 30), (1000, 100)] {
-        let mut ok = 0;
-        for s in 0..10 {
-            let planner = Planner::new(open_problem(rooms, loops, s)).unwrap();
-            if let Ok(layout) = planner.layout(s) {
-                assert!(planner.check(&layout).is_ok());
-                ok += 1;
-            }
-        }
-        println!("level-like without holes, {rooms} rooms, {loops} loops: {ok}/10 graphs laid out");
+        let runs: Vec<(bool, f64)> = (0..10)
+            .map(|s| timed_layout(open_problem(rooms, loops, s), s))
+            .collect();
+        println!(
+            "level-like without holes, {rooms} rooms, {loops} loops: {}",
+            report("without holes", rooms, &runs)
+        );
     }
     // Graphs read off a placement of Edgar's five basic shapes: a contact layout exists.
     for rooms in [100, 300, 1000] {
-        let mut ok = 0;
-        let mut times: Vec<f64> = Vec::new();
         let seeds = if rooms >= 1000 { 3 } else { 10 };
-        for s in 0..seeds {
-            let planner = Planner::new(placed_problem(rooms, rooms / 10, s)).unwrap();
-            let t = std::time::Instant::now();
-            if let Ok(layout) = planner.layout(s) {
-                assert!(planner.check(&layout).is_ok());
-                ok += 1;
-            }
-            times.push(t.elapsed().as_secs_f64());
-        }
-        times.sort_by(|a, b| a.total_cmp(b));
+        let runs: Vec<(bool, f64)> = (0..seeds)
+            .map(|s| timed_layout(placed_problem(rooms, rooms / 10, s), s))
+            .collect();
         println!(
-            "placed rooms (a contact layout exists), {rooms} rooms, {} loops: {ok}/{seeds} laid \
-             out; median {:.3} s per call",
+            "placed rooms (a contact layout exists), {rooms} rooms, {} loops: {}",
             rooms / 10,
-            times[times.len() / 2]
+            report("placed rooms", rooms, &runs)
         );
     }
     for loops in [10, 30, 50, 100] {
-        let mut ok = 0;
         let mut rooms = 0;
+        let mut runs = Vec::new();
         for s in 0..10 {
-            let planner = Planner::new(chain_problem(loops, s)).unwrap();
-            rooms += planner.problem().rooms.len();
-            if let Ok(layout) = planner.layout(s) {
-                assert!(planner.check(&layout).is_ok());
-                ok += 1;
-            }
+            let problem = chain_problem(loops, s);
+            rooms += problem.rooms.len();
+            runs.push(timed_layout(problem, s));
         }
         println!(
-            "chain of {loops} loops ({} rooms on average): {ok}/10 graphs laid out",
-            rooms / 10
+            "chain of {loops} loops ({} rooms on average): {}",
+            rooms / 10,
+            report("chain of loops", rooms / 10, &runs)
         );
+    }
+    println!("growth with size (median seconds per layout of the graphs that laid out):");
+    println!("{:<16} {:>6} {:>10}", "family", "rooms", "median s");
+    for (family, rooms, m) in growth {
+        println!("{family:<16} {rooms:>6} {m:>10.4}");
     }
 }
 
@@ -144,6 +175,20 @@ fn edgar_prepare(bencher: divan::Bencher, name: &str) {
     bencher
         .with_inputs(|| problem.clone())
         .bench_local_values(|problem| Planner::new(problem).unwrap());
+}
+
+/// What a game that makes one level waits: preparing a fresh planner and laying out once,
+/// a new seed each time (configuration spaces computed as the search meets them).
+#[divan::bench(args = EDGAR, sample_count = 20)]
+fn edgar_one_shot(bencher: divan::Bencher, name: &str) {
+    let problem = edgar(name).problem;
+    let mut seed = 0;
+    bencher
+        .with_inputs(|| problem.clone())
+        .bench_local_values(|problem| {
+            seed += 1;
+            Planner::new(problem).unwrap().layout(seed).unwrap()
+        });
 }
 
 /// A whole level: flow, injections, locks, solver, layout with the built-in templates, tiles.

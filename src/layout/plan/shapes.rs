@@ -79,33 +79,18 @@ impl Planner {
                 (!s1.offsets.is_empty() && !s2.offsets.is_empty()).then_some((sc, s1, s2))
             })
             .collect();
-        let bounds = |s: &Space| {
-            s.offsets.iter().fold(
-                (
-                    Point::new(i32::MAX, i32::MAX),
-                    Point::new(i32::MIN, i32::MIN),
-                ),
-                |(lo, hi), o| {
-                    (
-                        Point::new(lo.x.min(o.x), lo.y.min(o.y)),
-                        Point::new(hi.x.max(o.x), hi.y.max(o.y)),
-                    )
-                },
-            )
-        };
-        let (mut lo, mut hi) = (
-            Point::new(i32::MAX, i32::MAX),
-            Point::new(i32::MIN, i32::MIN),
-        );
-        for (_, s1, s2) in &spaces {
-            let ((l1, h1), (l2, h2)) = (bounds(s1), bounds(s2));
-            lo = Point::new(lo.x.min(l1.x + l2.x), lo.y.min(l1.y + l2.y));
-            hi = Point::new(hi.x.max(h1.x + h2.x), hi.y.max(h1.y + h2.y));
-        }
-        if spaces.is_empty() {
+        // Sums of offsets lie in the sum of the two spaces' boxes (each space is non-empty).
+        let boxes = spaces.iter().filter_map(|(_, s1, s2)| {
+            let ((l1, h1), (l2, h2)) = (
+                corners(s1.offsets.iter().copied())?,
+                corners(s2.offsets.iter().copied())?,
+            );
+            Some([l1 + l2, h1 + h2])
+        });
+        let Some((lo, hi)) = corners(boxes.flatten()) else {
             out.starts.push(0);
             return out;
-        }
+        };
         let (w, h) = ((hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize);
         let cell = |o: Point| (o.x - lo.x) as usize * h + (o.y - lo.y) as usize;
         let mut count = vec![0u32; w * h];
@@ -168,6 +153,19 @@ impl Planner {
         let s = self.set.space_at(placed, new, placed_is_from)?;
         s.offsets.binary_search(&offset).ok().map(|i| s.doors[i])
     }
+}
+
+/// The lower-left and upper-right corners of the box round some points (`None`: no points).
+fn corners(points: impl Iterator<Item = Point>) -> Option<(Point, Point)> {
+    points.fold(None, |b, p| {
+        Some(match b {
+            None => (p, p),
+            Some((lo, hi)) => (
+                Point::new(lo.x.min(p.x), lo.y.min(p.y)),
+                Point::new(hi.x.max(p.x), hi.y.max(p.y)),
+            ),
+        })
+    })
 }
 
 /// A door as a configuration space reads it: its index, lower end, length and socket.
@@ -322,28 +320,24 @@ impl ShapeSet {
         let mut out = Space::default();
         // The new shape's doors that may take part, by facing.
         let mut facing: [Vec<DoorView>; 4] = Default::default();
-        let mut qbox = (
-            Point::new(i32::MAX, i32::MAX),
-            Point::new(i32::MIN, i32::MIN),
-        );
-        let mut pbox = qbox;
-        let grow = |(lo, hi): &mut (Point, Point), a: Point| {
-            *lo = Point::new(lo.x.min(a.x), lo.y.min(a.y));
-            *hi = Point::new(hi.x.max(a.x), hi.y.max(a.y));
-        };
         for (j, d) in q.doors.iter().enumerate() {
             if d.kind.allows(!placed_is_from) {
                 facing[d.facing as usize].push((j as u16, d.a, d.len(), d.socket.as_deref()));
-                grow(&mut qbox, d.a);
             }
         }
-        for d in p.doors.iter().filter(|d| d.kind.allows(placed_is_from)) {
-            grow(&mut pbox, d.a);
-        }
-        let ((pmin, pmax), (qmin, qmax)) = (pbox, qbox);
-        if pmin.x > pmax.x || qmin.x > qmax.x {
+        let ends = |s: &Shape, leaving: bool| {
+            corners(
+                s.doors
+                    .iter()
+                    .filter(|d| d.kind.allows(leaving))
+                    .map(|d| d.a),
+            )
+        };
+        let (Some((pmin, pmax)), Some((qmin, qmax))) =
+            (ends(p, placed_is_from), ends(q, !placed_is_from))
+        else {
             return out;
-        }
+        };
         // Offsets `dp.a - dq.a` lie in this box.
         let lo = pmin - qmax;
         let (w, h) = (

@@ -325,17 +325,16 @@ impl ShapeSet {
                 facing[d.facing as usize].push((j as u16, d.a, d.len(), d.socket.as_deref()));
             }
         }
-        let ends = |s: &Shape, leaving: bool| {
-            corners(
-                s.doors
-                    .iter()
-                    .filter(|d| d.kind.allows(leaving))
-                    .map(|d| d.a),
-            )
-        };
-        let (Some((pmin, pmax)), Some((qmin, qmax))) =
-            (ends(p, placed_is_from), ends(q, !placed_is_from))
-        else {
+        // The lower ends of the doors that may take part, boxed (the new shape's read off
+        // the lists just made).
+        let pbox = corners(
+            p.doors
+                .iter()
+                .filter(|d| d.kind.allows(placed_is_from))
+                .map(|d| d.a),
+        );
+        let qbox = corners(facing.iter().flatten().map(|d| d.1));
+        let (Some((pmin, pmax)), Some((qmin, qmax))) = (pbox, qbox) else {
             return out;
         };
         // Offsets `dp.a - dq.a` lie in this box.

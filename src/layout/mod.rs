@@ -52,6 +52,13 @@
 //!   distance from touching (or from a corridor's bounds), or by chance as the temperature
 //!   falls. At zero the corridors are routed and every room checked against them; only a
 //!   layout that passes is returned;
+//! * if that fails too, on a level of fewer than 50 rooms (or a part of a big level) the
+//!   search runs again under up to 24 other room orders, each with at most 10 attempts: the
+//!   ear order from another first loop (the second shortest, the third, ...) and, in turn, a
+//!   random greedy order (from a random room, the next one linked to the most rooms already
+//!   placed). An order fixes which way the drawing grows, and a block of a few loops round big
+//!   rooms may have no drawing that grows the ear order's way, so that every attempt fails at
+//!   the same room, where another order lays it out at once;
 //! * a graph that needs a hole round rooms with more rooms hanging off them (no drawing has
 //!   every such room on the outside of its loops, see [`crate::graph::enclosures`]) lays out
 //!   where the loop round them can close by a corridor (the rooms to enclose are placed
@@ -192,14 +199,15 @@ pub enum RetryPolicy {
     /// every attempt from scratch. A big level laid out in parts (see the module docs) makes
     /// up to this many attempts at fitting its parts, then up to as many room by room. A
     /// problem the room-by-room search fails on is then annealed (up to 60 rooms, see the
-    /// module docs), up to this many runs but at most 20; the error counts every attempt and
-    /// run.
+    /// module docs), up to this many runs but at most 20, and a level under 50 rooms (or a
+    /// part of a big one) is then searched under up to 24 other room orders, each with this
+    /// many attempts but at most 10; the error counts every attempt and run.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed). A big level laid out in parts gives the parts
     /// the first half of the time and the room-by-room search the rest; each stage makes at
     /// least one attempt. Annealing, where the search fails, runs until the same time is up
-    /// (at least one run).
+    /// (at least one run); other room orders get only what time is left.
     Millis(u64),
 }
 

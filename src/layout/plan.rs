@@ -189,6 +189,13 @@ pub struct Planner {
 /// Rooms from which a level counts as big (see `Planner::big`).
 const BIG: usize = 50;
 
+/// Other room orders a small level's search (or a part's) tries when its own order fails
+/// (see `Planner::search_other_orders`).
+const OTHER_ORDERS: u32 = 24;
+
+/// Attempts each of those orders gets at most.
+const ATTEMPTS_PER_ORDER: u32 = 10;
+
 #[derive(Debug, Clone, Copy)]
 struct Cand {
     shape: u32,

@@ -195,9 +195,17 @@ impl Planner {
                     tries += 1;
                     let seed = rng.next_u64();
                     // Annealing (slower) only after the part's first failed search in this call.
+                    // Other room orders after that, while the part has no layout yet (once
+                    // it has one, its own order can find more).
                     let got = match sub.search(seed, None) {
                         Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
                             sub.anneal(seed, PART_ANNEAL_RUNS, None).map_err(|_| e)
+                        }
+                        other => other,
+                    };
+                    let got = match got {
+                        Err(e) if pool.pieces[k].is_empty() => {
+                            sub.search_other_orders(seed, None).map_err(|_| e)
                         }
                         other => other,
                     };

@@ -303,6 +303,12 @@ impl Planner {
     /// contacts), the shortest few loops are tried first instead and the order that shuts in
     /// least is kept. Each ear grows from both ends.
     pub(super) fn order(&mut self) -> Result<(), LayoutError> {
+        self.order_from(None).map(|_| ())
+    }
+
+    /// [`Planner::order`], from loop `first` of the short loops (sorted by length) if given;
+    /// `Ok(false)` (and nothing changed) if there is no such loop.
+    pub(super) fn order_from(&mut self, first: Option<usize>) -> Result<bool, LayoutError> {
         let n = self.problem.rooms.len();
         let vadj = self.virtual_adjacency();
         let real: Vec<usize> = (0..n).filter(|&r| self.via[r].is_none()).collect();
@@ -357,10 +363,13 @@ impl Planner {
             }
         }
         cycles.sort_by_key(|c| c.len());
-        let mut seq = self.sequence(&vadj, &cycles, None);
+        if first.is_some_and(|c| c >= cycles.len()) {
+            return Ok(false);
+        }
+        let mut seq = self.sequence(&vadj, &cycles, first);
         // Where a loop must shut in rooms with rooms hanging off them (or an ear of contacts
         // only must shut rooms in), another first loop may need less: try the shortest few.
-        if seq.shut.0 > 0 {
+        if seq.shut.0 > 0 && first.is_none() {
             for c in 1..cycles.len().min(FIRST_LOOPS) {
                 let other = self.sequence(&vadj, &cycles, Some(c));
                 if other.shut < seq.shut {
@@ -422,7 +431,8 @@ impl Planner {
         }
         let planned = order;
         let order = promoted;
-        self.set_steps(&vadj, &real, &planned, order, keep_out)
+        self.set_steps(&vadj, &real, &planned, order, keep_out)?;
+        Ok(true)
     }
 
     /// Places the rooms in `order` (every room of the problem once; collapsed corridor rooms
@@ -468,6 +478,91 @@ impl Planner {
         self.build_compounds();
         self.parts = None;
         Ok(self)
+    }
+
+    /// The room-by-room search again under up to [`OTHER_ORDERS`] other room orders, until
+    /// one lays the rooms out: the state and the attempts it took (those of the orders before
+    /// it included), or the attempts made. The orders alternate between the ear order from
+    /// another first loop (the second shortest, the third, ...) and a random greedy order (see
+    /// [`Planner::greedy_order`]); each gets the planner's attempt budget, at most
+    /// [`ATTEMPTS_PER_ORDER`], and all stop at `deadline`. None on a big level, where a greedy
+    /// order does not get far and the ear order's choices matter more than its first loop.
+    ///
+    /// Why: an order fixes which way the drawing grows. A block of a few loops round big rooms
+    /// (a part of a big level, or a small level) may have no drawing that grows the ear
+    /// order's way, so that every attempt fails at the same room, where another order lays it
+    /// out in one attempt.
+    pub(super) fn search_other_orders(
+        &self,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<(State, u32), u32> {
+        let mut rng = crate::seed::stream(seed, "other orders");
+        let mut used = 0;
+        let orders = if self.big { 0 } else { OTHER_ORDERS };
+        let (mut first, mut loops_left) = (1, true);
+        for k in 0..orders {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                break;
+            }
+            let mut looped = None;
+            if k % 2 == 0 && loops_left {
+                let mut other = self.clone();
+                if matches!(other.order_from(Some(first)), Ok(true)) {
+                    first += 1;
+                    other.build_compounds();
+                    looped = Some(other);
+                } else {
+                    loops_left = false;
+                }
+            }
+            let mut other = if let Some(other) = looped {
+                other
+            } else {
+                let order = self.greedy_order(&mut rng);
+                let Ok(other) = self.clone().with_order(&order) else {
+                    continue;
+                };
+                other
+            };
+            if let RetryPolicy::Attempts(k) = self.problem.budget.retry {
+                other.problem.budget.retry = RetryPolicy::Attempts(k.min(ATTEMPTS_PER_ORDER));
+            }
+            match other.search(seed, deadline) {
+                Ok((st, attempts)) => return Ok((st, used + attempts)),
+                Err(LayoutError::NoLayout { attempts, .. }) => used += attempts,
+                Err(_) => {}
+            }
+        }
+        Err(used)
+    }
+
+    /// A random order of the rooms in which each room after the first has a neighbour before
+    /// it: from a random room, the next is one with the most neighbours already in the order
+    /// (ties broken at random), so that a room joins as many placed rooms as it can and loops
+    /// close as soon as they can.
+    pub(super) fn greedy_order<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> Vec<usize> {
+        let n = self.problem.rooms.len();
+        let mut placed = vec![false; n];
+        let mut count = vec![0usize; n];
+        let mut order = Vec::with_capacity(n);
+        let mut next = crate::seed::index(rng, n);
+        loop {
+            placed[next] = true;
+            order.push(next);
+            for &(v, _) in &self.adj[next] {
+                count[v] += 1;
+            }
+            let best = (0..n)
+                .filter(|&r| !placed[r] && count[r] > 0)
+                .map(|r| (count[r], crate::seed::index(rng, 1 << 20), r))
+                .max();
+            match best {
+                Some((_, _, r)) => next = r,
+                None => break,
+            }
+        }
+        order
     }
 
     /// The steps of placing the rooms in `order` (`planned`: the order before rooms with two
@@ -705,4 +800,104 @@ pub(super) fn hanging_weights(vadj: &[Vec<(usize, Edge)>], root: usize) -> Vec<u
         }
     }
     hang
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::layout::RoomTemplate;
+    use crate::layout::{LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec};
+
+    /// A block of loops round three halls, taken from a level of
+    /// `local_loops_graph_without_holes(100, 10)` (seed 0): tree links contact, loop links
+    /// contact or corridor.
+    fn three_halls() -> LayoutProblem {
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("square", 6, 6, 1),
+            RoomTemplate::rectangle("long", 5, 9, 1),
+            RoomTemplate::rectangle("hall", 16, 16, 1),
+        ]);
+        let halls = [79, 88, 95];
+        let names = [
+            79, 80, 81, 82, 83, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99,
+        ];
+        for n in names {
+            let t = if halls.contains(&n) {
+                vec![2]
+            } else {
+                vec![0, 1]
+            };
+            p.rooms.push(RoomSpec::new(&format!("r{n}"), t));
+        }
+        let at = |n: usize| names.iter().position(|&x| x == n).unwrap();
+        let contacts = [
+            (79, 80),
+            (79, 81),
+            (79, 82),
+            (79, 83),
+            (81, 85),
+            (82, 86),
+            (86, 87),
+            (86, 88),
+            (88, 89),
+            (88, 90),
+            (88, 91),
+            (90, 92),
+            (89, 93),
+            (91, 94),
+            (92, 95),
+            (95, 96),
+            (95, 97),
+            (96, 98),
+            (97, 99),
+        ];
+        for (a, b) in contacts {
+            p.links.push(LinkSpec::new(at(a), at(b), Realise::Contact));
+        }
+        for (a, b) in [(85, 91), (94, 79), (93, 94), (95, 81)] {
+            let realise = Realise::ContactOrPath { min: 4, max: 30 };
+            p.links.push(LinkSpec::new(at(a), at(b), realise));
+        }
+        p.budget.retry = RetryPolicy::Attempts(20);
+        p
+    }
+
+    /// The ear order cannot draw this block (every attempt fails where a room must touch a
+    /// hall and a room next to a room that must stay reachable); the other orders can, and
+    /// what they find passes the verifier, the same for the same seed.
+    #[test]
+    fn other_orders_lay_out_what_the_ear_order_cannot() {
+        let planner = Planner::new(three_halls()).unwrap();
+        for seed in 0..4 {
+            assert!(planner.search(seed, None).is_err(), "seed {seed}");
+            let layout = planner.layout(seed).unwrap();
+            planner.check(&layout).unwrap();
+            assert_eq!(
+                format!("{layout:?}"),
+                format!("{:?}", planner.layout(seed).unwrap())
+            );
+        }
+    }
+
+    /// Greedy orders are orders the search can use: every room once, each after the first
+    /// next to one before it.
+    #[test]
+    fn greedy_orders_grow_from_placed_rooms() {
+        let planner = Planner::new(three_halls()).unwrap();
+        let mut rng = crate::seed::stream(3, "greedy test");
+        for _ in 0..50 {
+            let order = planner.greedy_order(&mut rng);
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..planner.problem.rooms.len()).collect::<Vec<_>>());
+            for (i, &r) in order.iter().enumerate().skip(1) {
+                assert!(
+                    planner.adj[r]
+                        .iter()
+                        .any(|&(nb, _)| order[..i].contains(&nb)),
+                    "{order:?}"
+                );
+            }
+            assert!(planner.clone().with_order(&order).is_ok());
+        }
+    }
 }

@@ -58,7 +58,9 @@
 //!   random greedy order (from a random room, the next one linked to the most rooms already
 //!   placed). An order fixes which way the drawing grows, and a block of a few loops round big
 //!   rooms may have no drawing that grows the ear order's way, so that every attempt fails at
-//!   the same room, where another order lays it out at once;
+//!   the same room, where another order lays it out at once. A part of a big level that still
+//!   has no layout is then laid out without its stand-ins (the fitting finds out whether its
+//!   joint rooms kept a free side);
 //! * a graph that needs a hole round rooms with more rooms hanging off them (no drawing has
 //!   every such room on the outside of its loops, see [`crate::graph::enclosures`]) lays out
 //!   where the loop round them can close by a corridor (the rooms to enclose are placed

@@ -196,7 +196,9 @@ impl Planner {
                     let seed = rng.next_u64();
                     // Annealing (slower) only after the part's first failed search in this call.
                     // Other room orders after that, while the part has no layout yet (once
-                    // it has one, its own order can find more).
+                    // it has one, its own order can find more); last, the part without its
+                    // stand-ins, whose joint rooms may then have no free side left (the
+                    // fitting finds out), where the stand-ins themselves left no layout.
                     let got = match sub.search(seed, None) {
                         Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
                             sub.anneal(seed, PART_ANNEAL_RUNS, None).map_err(|_| e)
@@ -204,9 +206,15 @@ impl Planner {
                         other => other,
                     };
                     let got = match got {
-                        Err(e) if pool.pieces[k].is_empty() => {
-                            sub.search_other_orders(seed, None).map_err(|_| e)
-                        }
+                        Err(e) if pool.pieces[k].is_empty() => sub
+                            .search_other_orders(seed, None)
+                            .or_else(|_| {
+                                let bare = parts[k].without_stand_ins().ok_or(0u32)?;
+                                bare.search(seed, None)
+                                    .map_err(|_| 0)
+                                    .or_else(|_| bare.search_other_orders(seed, None))
+                            })
+                            .map_err(|_| e),
                         other => other,
                     };
                     match got {

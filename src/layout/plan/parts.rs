@@ -25,6 +25,24 @@ pub(super) struct Part {
     pub(super) joint: Option<(usize, usize, usize)>,
 }
 
+impl Part {
+    /// A planner for the part without its stand-ins, `None` if it has none (or cannot be
+    /// prepared): its rooms and links are the first ones of the part's problem, so its
+    /// layouts make pieces as the part's own do.
+    pub(super) fn without_stand_ins(&self) -> Option<Planner> {
+        let own_links = self.links.iter().filter(|&&l| l != usize::MAX).count();
+        let mut sub = self.planner.problem.clone();
+        if sub.rooms.len() == self.rooms.len() {
+            return None;
+        }
+        sub.rooms.truncate(self.rooms.len());
+        sub.links.truncate(own_links);
+        let mut planner = Planner::prepare(sub, self.planner.set.clone()).ok()?;
+        planner.build_compounds();
+        Some(planner)
+    }
+}
+
 impl Planner {
     /// Cuts a big level into parts at bridges that may be realised by contact (and do not
     /// end at a collapsed corridor room), a big hub block first and then breadth first, so
@@ -298,6 +316,44 @@ pub(super) mod tests {
                 );
             }
         }
+    }
+
+    /// A part without its stand-ins keeps its own rooms and links, in the part's order (so
+    /// that its layouts make pieces as the part's do), and lays out.
+    #[test]
+    fn parts_without_stand_ins_keep_their_own_rooms_and_links() {
+        let p = chain(12, 2);
+        let planner = Planner::new(p.clone()).unwrap();
+        let parts = planner.parts.as_ref().expect("a chain of 12 loops is big");
+        let mut bare_parts = 0;
+        for part in parts {
+            let Some(bare) = part.without_stand_ins() else {
+                assert_eq!(part.planner.problem().rooms.len(), part.rooms.len());
+                continue;
+            };
+            bare_parts += 1;
+            let sub = bare.problem();
+            assert_eq!(sub.rooms.len(), part.rooms.len());
+            for (i, &r) in part.rooms.iter().enumerate() {
+                assert_eq!(sub.rooms[i].name, p.rooms[r].name);
+            }
+            let own: Vec<usize> = part
+                .links
+                .iter()
+                .copied()
+                .filter(|&l| l != usize::MAX)
+                .collect();
+            assert_eq!(sub.links.len(), own.len());
+            for (i, &l) in own.iter().enumerate() {
+                assert_eq!(part.links[i], l, "the part's own links come first");
+                let (x, y) = (sub.links[i], p.links[l]);
+                assert_eq!((part.rooms[x.from], part.rooms[x.to]), (y.from, y.to));
+                assert_eq!(x.realise, y.realise);
+            }
+            let (st, _) = bare.search(0, None).expect("a loop of a chain lays out");
+            assert_eq!(planner.piece(part, st).placed.len(), part.rooms.len());
+        }
+        assert!(bare_parts > 0);
     }
 
     /// Small levels are laid out room by room.

@@ -371,27 +371,23 @@ impl ShapeSet {
             offsets += usize::from(count[k] == 0);
             count[k] += 1;
         });
-        // The middle pair of each offset: the `count / 2`-th met. `count` becomes how many
-        // pairs are still to come before it (plus one), so it is back to 0 everywhere after.
-        let mut middle = vec![(u16::MAX, 0u16); w * h];
-        for c in count.iter_mut().filter(|c| **c > 0) {
-            *c = *c / 2 + 1;
-        }
+        // The middle pair of each offset: the `count / 2`-th met. (Zeroed grids: big ones
+        // come from the allocator zeroed, unlike a grid filled with a marker.)
+        let mut middle = vec![(0u16, 0u16); w * h];
+        let mut seen = vec![0u32; w * h];
         pairs(&mut |i, j, o| {
             let k = cell(o);
-            if count[k] > 0 {
-                count[k] -= 1;
-                if count[k] == 0 {
-                    middle[k] = (i, j);
-                }
+            if seen[k] == count[k] / 2 {
+                middle[k] = (i, j);
             }
+            seen[k] += 1;
         });
         out.offsets.reserve_exact(offsets);
         out.doors.reserve_exact(offsets);
         for x in 0..w {
             for y in 0..h {
                 let k = x * h + y;
-                if middle[k].0 == u16::MAX {
+                if count[k] == 0 {
                     continue;
                 }
                 let o = Point::new(lo.x + x as i32, lo.y + y as i32);

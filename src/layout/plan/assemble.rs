@@ -700,4 +700,46 @@ mod tests {
             assert_eq!(planner.check(&layout), Ok(()), "chain {seed}");
         }
     }
+
+    /// A big level that fails both in parts and room by room says why the parts did not fit
+    /// as well as where the room-by-room search got stuck: here a 3 x 3 room (one door a
+    /// side) at the end of a long corridor of rooms, linked to five rooms.
+    #[test]
+    fn failed_big_levels_say_why_the_parts_did_not_fit() {
+        use crate::layout::{
+            LayoutError, LayoutProblem, LinkSpec, Realise, RoomSpec, RoomTemplate,
+        };
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("room", 6, 6, 1),
+            RoomTemplate::rectangle("cell", 3, 3, 1),
+        ]);
+        let path = 60;
+        for r in 0..path {
+            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0]));
+            if r > 0 {
+                p.links.push(LinkSpec::new(r - 1, r, Realise::Contact));
+            }
+        }
+        let hub = p.rooms.len();
+        p.rooms.push(RoomSpec::new("hub", vec![1]));
+        p.links.push(LinkSpec::new(path - 1, hub, Realise::Contact));
+        for k in 0..4 {
+            p.rooms.push(RoomSpec::new(&format!("leaf{k}"), vec![0]));
+            p.links
+                .push(LinkSpec::new(hub, hub + 1 + k, Realise::Contact));
+        }
+        p.budget.retry = crate::layout::RetryPolicy::Attempts(2);
+        let planner = Planner::new(p).unwrap();
+        assert!(planner.parts.is_some(), "the level comes apart at bridges");
+        match planner.layout(0) {
+            Err(LayoutError::NoLayout { constraint, .. }) => {
+                assert!(
+                    constraint.contains("laid out in parts first: "),
+                    "{constraint}"
+                );
+                assert!(constraint.contains("`hub`"), "{constraint}");
+            }
+            other => panic!("expected no layout, got {other:?}"),
+        }
+    }
 }

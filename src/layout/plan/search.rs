@@ -47,13 +47,22 @@ impl Planner {
             cap.map_or(d, |c| c.min(d))
         };
         let mut before = 0;
+        // Why the parts did not fit, for the error if the room-by-room search fails too.
+        let mut in_parts: Option<String> = None;
         if let Some(parts) = &self.parts {
             // The parts get the first half of a time budget, the room-by-room search the rest.
             match self.assemble(seed, parts, ms.map(|ms| after(ms / 2)).or(cap)) {
                 Ok(layout) => return Ok(layout),
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): room by room, with a budget of its own.
-                Err(LayoutError::NoLayout { attempts, .. }) => before = attempts,
+                Err(LayoutError::NoLayout {
+                    attempts,
+                    constraint,
+                    ..
+                }) => {
+                    before = attempts;
+                    in_parts = Some(constraint);
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -70,6 +79,11 @@ impl Planner {
                     if let Some(hint) = self.enclosure_hint() {
                         constraint.push_str("; ");
                         constraint.push_str(&hint);
+                    }
+                    if let Some(why) = in_parts {
+                        constraint.push_str(" (laid out in parts first: ");
+                        constraint.push_str(&why);
+                        constraint.push(')');
                     }
                 }
                 Err(e)

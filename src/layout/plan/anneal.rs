@@ -104,59 +104,45 @@ impl Planner {
         seed: u64,
         deadline: Option<std::time::Instant>,
     ) -> Result<(State, u32), LayoutError> {
-        match self.search_and_anneal(seed, deadline) {
-            Err(LayoutError::NoLayout {
-                attempts,
-                room,
-                composite,
-                failures,
-                constraint,
-            }) => match self.search_other_orders(seed, deadline) {
-                Ok((st, k)) => Ok((st, attempts + k)),
-                Err(k) => Err(LayoutError::NoLayout {
-                    attempts: attempts + k,
-                    room,
-                    composite,
-                    failures,
-                    constraint,
-                }),
-            },
-            other => other,
-        }
-    }
-
-    /// The room-by-room search, then annealing where it applies.
-    fn search_and_anneal(
-        &self,
-        seed: u64,
-        deadline: Option<std::time::Instant>,
-    ) -> Result<(State, u32), LayoutError> {
-        match self.search(seed, deadline) {
-            Ok(found) => Ok(found),
-            Err(LayoutError::NoLayout {
-                attempts,
-                room,
-                composite,
-                failures,
-                constraint,
-            }) if self.can_anneal() => {
-                let runs = match self.problem.budget.retry {
-                    super::RetryPolicy::Attempts(k) => k.min(MAX_RUNS),
-                    super::RetryPolicy::Millis(_) => u32::MAX,
-                };
-                match self.anneal(seed, runs, deadline) {
-                    Ok((st, k)) => Ok((st, attempts + k)),
-                    Err(k) => Err(LayoutError::NoLayout {
-                        attempts: attempts + k,
-                        room,
-                        composite,
-                        failures,
-                        constraint,
-                    }),
-                }
+        let searched = self.search(seed, deadline);
+        let annealed = or_next(searched, || {
+            if !self.can_anneal() {
+                return Err(0);
             }
-            Err(e) => Err(e),
-        }
+            let runs = match self.problem.budget.retry {
+                super::RetryPolicy::Attempts(k) => k.min(MAX_RUNS),
+                super::RetryPolicy::Millis(_) => u32::MAX,
+            };
+            self.anneal(seed, runs, deadline)
+        });
+        or_next(annealed, || self.search_other_orders(seed, deadline))
+    }
+}
+
+/// `first`, or where it found no layout, `next` (a state and its attempts, or the attempts it
+/// made): the attempts of both counted, and `first`'s reason kept if both fail.
+fn or_next(
+    first: Result<(State, u32), LayoutError>,
+    next: impl FnOnce() -> Result<(State, u32), u32>,
+) -> Result<(State, u32), LayoutError> {
+    match first {
+        Err(LayoutError::NoLayout {
+            attempts,
+            room,
+            composite,
+            failures,
+            constraint,
+        }) => match next() {
+            Ok((st, k)) => Ok((st, attempts + k)),
+            Err(k) => Err(LayoutError::NoLayout {
+                attempts: attempts + k,
+                room,
+                composite,
+                failures,
+                constraint,
+            }),
+        },
+        other => other,
     }
 }
 

@@ -507,23 +507,14 @@ impl Planner {
             }
             let mut looped = None;
             if k % 2 == 0 && loops_left {
-                let mut other = self.clone();
-                if matches!(other.order_from(Some(first)), Ok(true)) {
-                    first += 1;
-                    other.build_compounds();
-                    looped = Some(other);
-                } else {
-                    loops_left = false;
-                }
+                looped = self.with_first_loop(first);
+                loops_left = looped.is_some();
+                first += 1;
             }
-            let mut other = if let Some(other) = looped {
-                other
-            } else {
-                let order = self.greedy_order(&mut rng);
-                let Ok(other) = self.clone().with_order(&order) else {
-                    continue;
-                };
-                other
+            let Some(mut other) =
+                looped.or_else(|| self.clone().with_order(&self.greedy_order(&mut rng)).ok())
+            else {
+                continue;
             };
             if let RetryPolicy::Attempts(k) = self.problem.budget.retry {
                 other.problem.budget.retry = RetryPolicy::Attempts(k.min(ATTEMPTS_PER_ORDER));
@@ -535,6 +526,16 @@ impl Planner {
             }
         }
         Err(used)
+    }
+
+    /// This planner with the ear order from loop `first` of the short loops, `None` if there
+    /// is no such loop.
+    fn with_first_loop(&self, first: usize) -> Option<Planner> {
+        let mut other = self.clone();
+        matches!(other.order_from(Some(first)), Ok(true)).then(|| {
+            other.build_compounds();
+            other
+        })
     }
 
     /// A random order of the rooms in which each room after the first has a neighbour before

@@ -432,19 +432,13 @@ mod tests {
             }
             all.sort_unstable();
             let mut out = Space::default();
-            let mut i = 0;
-            while i < all.len() {
-                let mut j = i;
-                while j < all.len() && all[j].0 == all[i].0 {
-                    j += 1;
-                }
+            for run in all.chunk_by(|a, b| a.0 == b.0) {
                 // Of several door pairs at one offset, the middle one.
-                let t = all[i + (j - i) / 2];
+                let t = run[run.len() / 2];
                 if !overlap(p, Point::default(), q, t.0) {
                     out.offsets.push(t.0);
                     out.doors.push((t.1, t.2));
                 }
-                i = j;
             }
             out
         }
@@ -480,21 +474,15 @@ mod tests {
             let (p, q) = (&self.set.shapes[sp as usize], &self.set.shapes[sn as usize]);
             let d = self.problem.min_distance;
             let mut out = Compound::default();
-            let mut i = 0;
-            while i < all.len() {
-                let mut j = i;
-                while j < all.len() && all[j].0 == all[i].0 {
-                    j += 1;
-                }
-                let o = all[i].0;
+            for run in all.chunk_by(|a, b| a.0 == b.0) {
+                let o = run[0].0;
                 let fine = !overlap(p, Point::default(), q, o)
                     && (d == 0 || outline_gap(p, Point::default(), q, o) >= d);
                 if fine {
                     out.offsets.push(o);
                     out.starts.push(out.alts.len() as u32);
-                    out.alts.extend(all[i..j].iter().map(|&(_, c, o1)| (c, o1)));
+                    out.alts.extend(run.iter().map(|&(_, c, o1)| (c, o1)));
                 }
-                i = j;
             }
             out.starts.push(out.alts.len() as u32);
             out

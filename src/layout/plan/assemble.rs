@@ -16,6 +16,8 @@
 //! pieces, each placed away from what is already there, while the hard geometry (loops) stays
 //! inside parts small enough for the room-by-room search.
 
+use std::rc::Rc;
+
 use rand::Rng;
 use rstar::RTree;
 
@@ -54,6 +56,8 @@ struct Pool {
     cursor: Vec<usize>,
     /// How many times each part's own search failed.
     failed: Vec<u32>,
+    /// How many layouts of each part were made (the first part's may be dropped again).
+    made: Vec<u32>,
 }
 
 /// The search's record of one part being placed.
@@ -82,6 +86,7 @@ impl Planner {
             pieces: (0..parts.len()).map(|_| Vec::new()).collect(),
             cursor: vec![0; parts.len()],
             failed: vec![0; parts.len()],
+            made: vec![0; parts.len()],
         };
         let mut fails = vec![0u32; parts.len()];
         let mut why: Vec<Option<LayoutError>> = vec![None; parts.len()];
@@ -95,15 +100,13 @@ impl Planner {
                 return Ok(self.finish(seed, attempt, st));
             }
             // A part that never laid out on its own will not now.
-            if (0..parts.len())
-                .any(|k| pool.pieces[k].is_empty() && pool.failed[k] >= LAYOUTS_PER_PART)
-            {
+            if (0..parts.len()).any(|k| pool.made[k] == 0 && pool.failed[k] >= LAYOUTS_PER_PART) {
                 break;
             }
         }
         // A part that never laid out on its own is the reason; else the part that failed to
         // fit most often.
-        let hopeless = (0..parts.len()).find(|&k| pool.pieces[k].is_empty() && why[k].is_some());
+        let hopeless = (0..parts.len()).find(|&k| pool.made[k] == 0 && why[k].is_some());
         let k = hopeless.unwrap_or_else(|| {
             (0..parts.len())
                 .max_by_key(|&k| (fails[k], parts.len() - k))
@@ -206,7 +209,7 @@ impl Planner {
                         other => other,
                     };
                     let got = match got {
-                        Err(e) if pool.pieces[k].is_empty() => sub
+                        Err(e) if pool.made[k] == 0 => sub
                             .search_other_orders(seed, None)
                             .or_else(|_| {
                                 let bare = parts[k].without_stand_ins().ok_or(0u32)?;
@@ -232,6 +235,7 @@ impl Planner {
                     Ok((sub, _)) => {
                         let piece = self.piece(&parts[k], sub);
                         pool.pieces[k].push(self.turned(piece));
+                        pool.made[k] += 1;
                     }
                     Err(e) => {
                         why[k] = Some(e);
@@ -371,6 +375,14 @@ impl Planner {
                     self.take(&mut st, part, f.corridors);
                     self.stale(&st, parts, &pieces, &on, &mut count, area);
                     reset_children(k, &mut layouts);
+                }
+                // The first part always lies alone at the origin: a layout of it that the
+                // search came all the way back to (a part joined to it had no move, or none
+                // of the parts after it fitted) is not handed out again.
+                if part.joint.is_none()
+                    && let Some(cur) = &pieces[k]
+                {
+                    pool.pieces[k].retain(|t| !Rc::ptr_eq(t, cur));
                 }
                 if layouts[k] < LAYOUTS_PER_PART {
                     layouts[k] += 1;
@@ -699,6 +711,69 @@ mod tests {
                 .unwrap_or_else(|e| panic!("chain {seed}: {e}"));
             assert_eq!(planner.check(&layout), Ok(()), "chain {seed}");
         }
+    }
+
+    /// The first part always lies alone at the origin, so a layout of it that leaves a part
+    /// joined to it no move would fail the same way in every attempt: a layout the search
+    /// comes all the way back to is dropped from the part's layouts, and the attempt goes on
+    /// with a new one. Here the first part is a room
+    /// with a room on each of its four sides and a corridor of 50 rooms hanging off it; the
+    /// layout handed in first walls the middle room in on all four sides.
+    #[test]
+    fn a_first_part_that_walls_a_joint_in_is_dropped() {
+        use super::{LAYOUTS_PER_PART, Pool};
+        use crate::layout::geom::Point;
+        use crate::layout::{LayoutProblem, LinkSpec, Realise, RoomSpec, RoomTemplate};
+        let mut p = LayoutProblem::new(vec![RoomTemplate::rectangle("room", 6, 6, 1)]);
+        for name in ["hub", "n", "s", "e", "w"] {
+            p.rooms.push(RoomSpec::new(name, vec![0]));
+        }
+        for k in 1..5 {
+            p.links.push(LinkSpec::new(0, k, Realise::Contact));
+        }
+        for r in 5..55 {
+            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0]));
+            let before = if r == 5 { 0 } else { r - 1 };
+            p.links.push(LinkSpec::new(before, r, Realise::Contact));
+        }
+        let planner = Planner::new(p).unwrap();
+        let parts = planner.parts.as_ref().expect("a big level");
+        assert_eq!(
+            parts[0].rooms,
+            vec![0, 1, 2, 3, 4],
+            "the hub and its four rooms"
+        );
+        assert!(parts.iter().any(|q| q.joint.is_some_and(|j| j.1 == 0)));
+        // The hub at the origin, a room on each side: no free cell along the hub's walls.
+        let s = planner.room_shapes[0][0].0;
+        let at = |x, y| (s, Point::new(x, y));
+        let walled = planner.piece_of(
+            vec![at(0, 0), at(0, 6), at(0, -6), at(6, 0), at(-6, 0)],
+            Vec::new(),
+        );
+        let mut pool = Pool {
+            pieces: (0..parts.len()).map(|_| Vec::new()).collect(),
+            cursor: vec![0; parts.len()],
+            failed: vec![0; parts.len()],
+            made: vec![0; parts.len()],
+        };
+        pool.pieces[0].push(planner.turned(walled.clone()));
+        pool.made[0] = 1;
+        let mut fails = vec![0; parts.len()];
+        let mut why = vec![None; parts.len()];
+        let mut rng = crate::seed::stream(3, "test");
+        let st = planner
+            .fit_parts(&mut rng, parts, &mut pool, &mut fails, &mut why)
+            .expect("a new layout of the first part leaves the corridor a way out");
+        let layout = planner.finish(3, 1, st);
+        assert_eq!(planner.check(&layout), Ok(()));
+        assert!(
+            pool.pieces[0]
+                .iter()
+                .all(|t| t.iter().all(|piece| !piece.same_as(&walled))),
+            "the walled-in layout is gone"
+        );
+        assert!(pool.made[0] >= 2 && pool.made[0] <= 1 + LAYOUTS_PER_PART);
     }
 
     /// A big level that fails both in parts and room by room says why the parts did not fit

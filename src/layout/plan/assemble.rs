@@ -60,6 +60,18 @@ struct Pool {
     made: Vec<u32>,
 }
 
+impl Pool {
+    /// An empty pool for `n` parts.
+    fn new(n: usize) -> Pool {
+        Pool {
+            pieces: (0..n).map(|_| Vec::new()).collect(),
+            cursor: vec![0; n],
+            failed: vec![0; n],
+            made: vec![0; n],
+        }
+    }
+}
+
 /// The search's record of one part being placed.
 struct Frame {
     part: usize,
@@ -82,12 +94,7 @@ impl Planner {
         deadline: Option<std::time::Instant>,
     ) -> Result<Layout, LayoutError> {
         let mut rng = seed::stream(seed, "assembly");
-        let mut pool = Pool {
-            pieces: (0..parts.len()).map(|_| Vec::new()).collect(),
-            cursor: vec![0; parts.len()],
-            failed: vec![0; parts.len()],
-            made: vec![0; parts.len()],
-        };
+        let mut pool = Pool::new(parts.len());
         let mut fails = vec![0u32; parts.len()];
         let mut why: Vec<Option<LayoutError>> = vec![None; parts.len()];
         let mut attempt = 0u32;
@@ -716,9 +723,9 @@ mod tests {
     /// The first part always lies alone at the origin, so a layout of it that leaves a part
     /// joined to it no move would fail the same way in every attempt: a layout the search
     /// comes all the way back to is dropped from the part's layouts, and the attempt goes on
-    /// with a new one. Here the first part is a room
-    /// with a room on each of its four sides and a corridor of 50 rooms hanging off it; the
-    /// layout handed in first walls the middle room in on all four sides.
+    /// with a new one. Here the first part is a room with a room on each of its four sides
+    /// and a corridor of 50 rooms hanging off it; the layout handed in first walls the middle
+    /// room in on all four sides.
     #[test]
     fn a_first_part_that_walls_a_joint_in_is_dropped() {
         use super::{LAYOUTS_PER_PART, Pool};
@@ -751,12 +758,7 @@ mod tests {
             vec![at(0, 0), at(0, 6), at(0, -6), at(6, 0), at(-6, 0)],
             Vec::new(),
         );
-        let mut pool = Pool {
-            pieces: (0..parts.len()).map(|_| Vec::new()).collect(),
-            cursor: vec![0; parts.len()],
-            failed: vec![0; parts.len()],
-            made: vec![0; parts.len()],
-        };
+        let mut pool = Pool::new(parts.len());
         pool.pieces[0].push(planner.turned(walled.clone()));
         pool.made[0] = 1;
         let mut fails = vec![0; parts.len()];

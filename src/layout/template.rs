@@ -352,8 +352,24 @@ impl RoomTemplate {
             d.sort_by_key(|d| (d.a, d.b, d.facing));
             d
         };
+        // Sliding doors follow from the outline alone, so a transformation that moves the
+        // outline onto one already compiled gives the same shape and doors: it is known
+        // before rasterising (the outlines met so far, as `polygon_key`s).
+        let sliding = matches!(self.doors, DoorMode::Sliding { .. });
+        let mut met: Vec<Vec<Point>> = Vec::new();
         for &t in &self.transforms {
+            let key = (sliding && !out.is_empty()).then(|| {
+                let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
+                let shift = min_corner(&moved);
+                polygon_key(moved.iter().map(|&p| p - shift))
+            });
+            if key.as_ref().is_some_and(|k| met.contains(k)) {
+                continue;
+            }
             let shape = self.compile_one(index, &outline, t)?;
+            if sliding {
+                met.push(key.unwrap_or_else(|| polygon_key(shape.outline.iter().copied())));
+            }
             let mut mine: Option<Vec<DoorPos>> = None;
             let mut same = false;
             for (s, doors) in out.iter().zip(sorted.iter_mut()) {
@@ -400,6 +416,12 @@ impl RoomTemplate {
                         "sliding doors need length >= 1 and corner_distance >= 0, got {length} and {corner_distance}"
                     )));
                 }
+                doors.reserve_exact(
+                    mask.sides
+                        .iter()
+                        .map(|s| (s.len() - length - 2 * corner_distance + 1).max(0) as usize)
+                        .sum(),
+                );
                 for side in &mask.sides {
                     let unit = if side.facing.horizontal_wall() {
                         Point::new(1, 0)
@@ -611,6 +633,38 @@ fn trace_cells(rows: &[String]) -> Result<Vec<Point>, String> {
         return Err("the cell picture must be one piece without holes".into());
     }
     Ok(path)
+}
+
+/// A closed rectilinear polygon in one spelling: corners in the middle of a straight run
+/// dropped, counter-clockwise, starting at its least corner. Two outlines (already checked,
+/// so without repeated corners) bound the same region exactly when their keys are equal.
+fn polygon_key(points: impl Iterator<Item = Point>) -> Vec<Point> {
+    let mut pts: Vec<Point> = points.collect();
+    if pts.len() > 1 && pts.first() == pts.last() {
+        pts.pop();
+    }
+    let n = pts.len();
+    let mut out: Vec<Point> = (0..n)
+        .filter(|&i| {
+            let (prev, p, next) = (pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
+            !((prev.x == p.x && p.x == next.x) || (prev.y == p.y && p.y == next.y))
+        })
+        .map(|i| pts[i])
+        .collect();
+    let m = out.len();
+    let twice: i64 = (0..m)
+        .map(|i| {
+            let (p, q) = (out[i], out[(i + 1) % m]);
+            p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64
+        })
+        .sum();
+    if twice < 0 {
+        out.reverse();
+    }
+    if let Some(first) = (0..m).min_by_key(|&i| out[i]) {
+        out.rotate_left(first);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -185,6 +185,7 @@ impl Planner {
         let Some((&(first, p0), rest)) = lists.split_first() else {
             return;
         };
+        out.reserve(first.len());
         for &o in first {
             let p = o + p0;
             if rest.iter().all(|&(l, q)| l.binary_search(&(p - q)).is_ok()) {

@@ -3,6 +3,7 @@
 //! rooms.
 
 use super::*;
+use crate::layout::geom::Dir;
 use crate::layout::template::DoorKind;
 
 impl Planner {
@@ -168,9 +169,6 @@ fn corners(points: impl Iterator<Item = Point>) -> Option<(Point, Point)> {
     })
 }
 
-/// A door as a configuration space reads it: its index, lower end, length and socket.
-type DoorView<'a> = (u16, Point, i32, Option<&'a str>);
-
 /// Per transformation (in `Transform::ALL`'s order), the shape a shape turns into and the
 /// corner it lands at (see `ShapeSet::turn_table`).
 pub(super) type Turned = [Option<(u32, Point)>; 8];
@@ -205,6 +203,125 @@ pub struct ShapeSet {
     spaces: Vec<std::sync::OnceLock<SpaceRow>>,
     /// Per shape: whether every door of it may be used in both directions.
     two_way: Vec<bool>,
+    /// Per shape: its doors as runs (see [`DoorRun`]), in door order.
+    runs: Vec<Vec<DoorRun>>,
+    /// Per shape at most 64 cells wide: its mask's rows as bits (cell `x` of a row is bit `x`).
+    rows: Vec<Option<Vec<u64>>>,
+}
+
+/// A mask's rows as bits, if it is at most 64 cells wide.
+fn bit_rows(m: &crate::layout::geom::Mask) -> Option<Vec<u64>> {
+    (m.width <= 64).then(|| {
+        (0..m.height)
+            .map(|y| {
+                (0..m.width)
+                    .filter(|&x| m.inside(x, y))
+                    .fold(0u64, |b, x| b | 1 << x)
+            })
+            .collect()
+    })
+}
+
+/// Consecutive doors of a shape (by index) along one wall, each one cell further along it
+/// than the one before, alike in facing, length, kind and socket: the doors a sliding door
+/// gives on one side. Door pairs of two runs that face each other give offsets along one line,
+/// so a configuration space is counted run pair by run pair rather than door pair by door pair.
+#[derive(Debug, Clone)]
+struct DoorRun {
+    /// Index of the first door.
+    first: u16,
+    /// Number of doors.
+    count: u16,
+    /// Lower end of the first door.
+    a: Point,
+    facing: Dir,
+    len: i32,
+    kind: DoorKind,
+}
+
+impl DoorRun {
+    /// The runs of `doors`, in door order.
+    fn of(doors: &[crate::layout::template::DoorPos]) -> Vec<DoorRun> {
+        let mut runs: Vec<DoorRun> = Vec::new();
+        for (i, d) in doors.iter().enumerate() {
+            if let Some(r) = runs.last_mut() {
+                let last = &doors[i - 1];
+                if d.facing == r.facing
+                    && d.kind == r.kind
+                    && d.len() == r.len
+                    && d.socket == last.socket
+                    && d.a == last.a + along(r.facing)
+                    && r.count < u16::MAX
+                {
+                    r.count += 1;
+                    continue;
+                }
+            }
+            runs.push(DoorRun {
+                first: i as u16,
+                count: 1,
+                a: d.a,
+                facing: d.facing,
+                len: d.len(),
+                kind: d.kind,
+            });
+        }
+        runs
+    }
+
+    /// Lower end of the last door.
+    fn last(&self) -> Point {
+        self.at(i32::from(self.count) - 1)
+    }
+
+    /// Lower end of door `k` of the run.
+    fn at(&self, k: i32) -> Point {
+        let u = along(self.facing);
+        self.a + Point::new(u.x * k, u.y * k)
+    }
+}
+
+/// One cell of the offset grid of [`ShapeSet::space`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Cell {
+    /// Door pairs at the offset; then, those still to pass before the middle one (wrapping
+    /// below zero once it is passed).
+    left: u32,
+    /// The middle door pair.
+    middle: (u16, u16),
+}
+
+/// The offset grid of [`ShapeSet::space`], kept per thread between spaces: every cell is left
+/// at its default after use, so a space costs only the cells it meets.
+#[derive(Debug, Default)]
+struct Scratch {
+    cells: Vec<Cell>,
+    /// The cells met, as bits by index.
+    met: Vec<u64>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// Calls `f` with the index of every set bit of `bits`, in order.
+fn for_each_bit(bits: &[u64], mut f: impl FnMut(usize)) {
+    for (word, &b) in bits.iter().enumerate() {
+        let mut b = b;
+        while b != 0 {
+            f(word * 64 + b.trailing_zeros() as usize);
+            b &= b - 1;
+        }
+    }
+}
+
+/// The unit step along a wall facing `facing`.
+fn along(facing: Dir) -> Point {
+    if facing.horizontal_wall() {
+        Point::new(1, 0)
+    } else {
+        Point::new(0, 1)
+    }
 }
 
 impl ShapeSet {
@@ -298,6 +415,8 @@ impl ShapeSet {
             spaces: (0..shapes.len() * 2)
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
+            runs: shapes.iter().map(|s| DoorRun::of(&s.doors)).collect(),
+            rows: shapes.iter().map(|s| bit_rows(&s.mask)).collect(),
             shapes,
             template_shapes,
         })
@@ -306,98 +425,173 @@ impl ShapeSet {
     /// Every offset at which shape `new` touches shape `placed` with two doors meeting; of
     /// several door pairs at one offset, the middle one (in door order).
     ///
-    /// Counted on a grid of the offsets the doors can give rather than sorted: door pairs are
-    /// met in `(placed door, new door)` order, so a first pass counts each offset's pairs, a
-    /// second keeps the middle one, and reading the grid column by column gives the offsets
-    /// in order. Sliding doors give many pairs per offset (every pair of door slots along two
-    /// facing walls), so this is several times faster than sorting the pairs.
+    /// Counted on a grid of the offsets the doors can give rather than sorted, run pair by
+    /// run pair ([`DoorRun`]): two runs facing each other give the offsets along one line,
+    /// each as many times as their doors overlap there, so a first pass counts each offset's
+    /// door pairs without meeting them one by one. Door pairs are in `(placed door, new door)`
+    /// order, and the pairs at one offset from one pair of runs are consecutive in it, so a
+    /// second pass finds the middle one arithmetically. (Where two runs of the new shape on one
+    /// line face the same run of the placed one, their pairs at an offset interleave; that run
+    /// is walked door pair by door pair.) Reading the grid column by column gives the offsets
+    /// in order.
     ///
     /// # Complexity
-    /// `O(P + G)` for `P` door pairs that face each other and `G` cells of the offset grid
-    /// (at most `(w_p + w_q + 1) (h_p + h_q + 1)`), then an overlap test per offset.
+    /// `O(R (a + b) + G)` for `R` pairs of runs that face each other, `a + b` doors in each,
+    /// and `G` cells of the offset grid (at most `(w_p + w_q + 1) (h_p + h_q + 1)`), then an
+    /// overlap test per offset.
     pub(super) fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
         let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
         let mut out = Space::default();
-        // The new shape's doors that may take part, by facing.
-        let mut facing: [Vec<DoorView>; 4] = Default::default();
-        for (j, d) in q.doors.iter().enumerate() {
-            if d.kind.allows(!placed_is_from) {
-                facing[d.facing as usize].push((j as u16, d.a, d.len(), d.socket.as_deref()));
+        // Runs of the placed shape that may take part, each with the new shape's runs that
+        // face it (same length, sockets that agree).
+        let mut pairs: Vec<(&DoorRun, &DoorRun)> = Vec::new();
+        let (mut lo, mut hi) = (
+            Point::new(i32::MAX, i32::MAX),
+            Point::new(i32::MIN, i32::MIN),
+        );
+        for r in &self.runs[placed as usize] {
+            if !r.kind.allows(placed_is_from) {
+                continue;
+            }
+            for t in &self.runs[new as usize] {
+                if t.facing != r.facing.opposite()
+                    || t.len != r.len
+                    || !t.kind.allows(!placed_is_from)
+                {
+                    continue;
+                }
+                if let (Some(x), Some(y)) = (
+                    p.doors[r.first as usize].socket.as_deref(),
+                    q.doors[t.first as usize].socket.as_deref(),
+                ) && x != y
+                {
+                    continue;
+                }
+                // Offsets `r.at(i) - t.at(j)` lie between these corners.
+                let (a, b) = (r.a - t.last(), r.last() - t.a);
+                lo = Point::new(lo.x.min(a.x), lo.y.min(a.y));
+                hi = Point::new(hi.x.max(b.x), hi.y.max(b.y));
+                pairs.push((r, t));
             }
         }
-        // The lower ends of the doors that may take part, boxed (the new shape's read off
-        // the lists just made).
-        let pbox = corners(
-            p.doors
-                .iter()
-                .filter(|d| d.kind.allows(placed_is_from))
-                .map(|d| d.a),
-        );
-        let qbox = corners(facing.iter().flatten().map(|d| d.1));
-        let (Some((pmin, pmax)), Some((qmin, qmax))) = (pbox, qbox) else {
+        if pairs.is_empty() {
             return out;
-        };
-        // Offsets `dp.a - dq.a` lie in this box.
-        let lo = pmin - qmax;
-        let (w, h) = (
-            (pmax.x - qmin.x - lo.x + 1) as usize,
-            (pmax.y - qmin.y - lo.y + 1) as usize,
-        );
-        let cell = |o: Point| (o.x - lo.x) as usize * h + (o.y - lo.y) as usize;
-        // Door pairs that meet, in (placed door, new door) order, given to `f`.
-        let pairs = |f: &mut dyn FnMut(u16, u16, Point)| {
-            for (i, dp) in p.doors.iter().enumerate() {
-                if !dp.kind.allows(placed_is_from) {
-                    continue;
-                }
-                let (len, socket) = (dp.len(), dp.socket.as_deref());
-                for &(j, a, qlen, qsocket) in &facing[dp.facing.opposite() as usize] {
-                    if qlen != len {
-                        continue;
-                    }
-                    if let (Some(x), Some(y)) = (socket, qsocket)
-                        && x != y
-                    {
-                        continue;
-                    }
-                    f(i as u16, j, dp.a - a);
-                }
-            }
-        };
-        let mut count = vec![0u32; w * h];
-        let mut offsets = 0;
-        pairs(&mut |_, _, o| {
-            let k = cell(o);
-            offsets += usize::from(count[k] == 0);
-            count[k] += 1;
-        });
-        // The middle pair of each offset: the `count / 2`-th met. (Zeroed grids: big ones
-        // come from the allocator zeroed, unlike a grid filled with a marker.)
-        let mut middle = vec![(0u16, 0u16); w * h];
-        let mut seen = vec![0u32; w * h];
-        pairs(&mut |i, j, o| {
-            let k = cell(o);
-            if seen[k] == count[k] / 2 {
-                middle[k] = (i, j);
-            }
-            seen[k] += 1;
-        });
-        out.offsets.reserve_exact(offsets);
-        out.doors.reserve_exact(offsets);
-        for x in 0..w {
-            for y in 0..h {
-                let k = x * h + y;
-                if count[k] == 0 {
-                    continue;
-                }
-                let o = Point::new(lo.x + x as i32, lo.y + y as i32);
-                if !overlap(p, Point::default(), q, o) {
-                    out.offsets.push(o);
-                    out.doors.push(middle[k]);
-                }
-            }
         }
+        let (w, h) = ((hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize);
+        let cell = |o: Point| (o.x - lo.x) as usize * h + (o.y - lo.y) as usize;
+        // Door pairs of runs `r` and `t` at offset `r.at(k) - t.a`, `k` from `1 - t.count` to
+        // `r.count - 1`: doors `i = max(0, k) .. min(r.count, t.count + k)` of `r`, each with
+        // door `i - k` of `t`.
+        let span = |r: &DoorRun, t: &DoorRun, k: i32| {
+            (k.max(0), i32::from(r.count).min(i32::from(t.count) + k))
+        };
+        SCRATCH.with_borrow_mut(|scratch| {
+            let Scratch { cells, met } = scratch;
+            if cells.len() < w * h {
+                cells.resize(w * h, Cell::default());
+            }
+            met.clear();
+            met.resize((w * h).div_ceil(64), 0);
+            // Door pairs per offset: cells met, as bits by index (column by column: offset
+            // order), and how many.
+            let mut offsets = 0;
+            for &(r, t) in &pairs {
+                for k in 1 - i32::from(t.count)..i32::from(r.count) {
+                    let (i0, i1) = span(r, t, k);
+                    let x = cell(r.at(k) - t.a);
+                    let c = &mut cells[x].left;
+                    if *c == 0 {
+                        met[x / 64] |= 1 << (x % 64);
+                        offsets += 1;
+                    }
+                    *c += (i1 - i0) as u32;
+                }
+            }
+            // The middle pair of each offset is the `count / 2`-th met: `left` counts down
+            // the pairs still to pass before it.
+            for_each_bit(met, |x| cells[x].left /= 2);
+            let mut next = 0;
+            while next < pairs.len() {
+                // The pairs of one run of the placed shape.
+                let r = pairs[next].0;
+                let mut end = next + 1;
+                while end < pairs.len() && std::ptr::eq(pairs[end].0, r) {
+                    end += 1;
+                }
+                let mine = &pairs[next..end];
+                let line = |t: &DoorRun| {
+                    if r.facing.horizontal_wall() {
+                        t.a.y
+                    } else {
+                        t.a.x
+                    }
+                };
+                let interleaved = mine
+                    .iter()
+                    .enumerate()
+                    .any(|(x, a)| mine[..x].iter().any(|b| line(a.1) == line(b.1)));
+                if interleaved {
+                    // Door pair by door pair, in `(placed door, new door)` order.
+                    for i in 0..i32::from(r.count) {
+                        for &(_, t) in mine {
+                            for j in 0..i32::from(t.count) {
+                                let c = &mut cells[cell(r.at(i) - t.at(j))];
+                                if c.left == 0 {
+                                    c.middle = (r.first + i as u16, t.first + j as u16);
+                                }
+                                c.left = c.left.wrapping_sub(1);
+                            }
+                        }
+                    }
+                } else {
+                    for &(_, t) in mine {
+                        for k in 1 - i32::from(t.count)..i32::from(r.count) {
+                            let (i0, i1) = span(r, t, k);
+                            let c = &mut cells[cell(r.at(k) - t.a)];
+                            let n = (i1 - i0) as u32;
+                            if c.left < n {
+                                let i = i0 + c.left as i32;
+                                c.middle = (r.first + i as u16, t.first + (i - k) as u16);
+                            }
+                            c.left = c.left.wrapping_sub(n);
+                        }
+                    }
+                }
+                next = end;
+            }
+            out.offsets.reserve_exact(offsets);
+            out.doors.reserve_exact(offsets);
+            for_each_bit(met, |k| {
+                let o = Point::new(lo.x + (k / h) as i32, lo.y + (k % h) as i32);
+                if !self.overlap_at(placed, new, o) {
+                    out.offsets.push(o);
+                    out.doors.push(cells[k].middle);
+                }
+                // Left clean for the next space.
+                cells[k] = Cell::default();
+            });
+        });
         out
+    }
+
+    /// Whether shape `new` at `o` shares a cell with shape `placed` at the origin (row by row
+    /// on bits where both are at most 64 cells wide).
+    fn overlap_at(&self, placed: u32, new: u32, o: Point) -> bool {
+        let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
+        let (Some(a), Some(b)) = (&self.rows[placed as usize], &self.rows[new as usize]) else {
+            return overlap(p, Point::default(), q, o);
+        };
+        let Some((_, y0, _, y1)) =
+            crate::layout::geom::shared_box(&p.mask, Point::default(), &q.mask, o)
+        else {
+            return false;
+        };
+        // `o.x` lies in `-63..=63` here: the boxes share a column and both are at most 64 wide.
+        (y0..y1).any(|y| {
+            let (ra, rb) = (a[y as usize], b[(y - o.y) as usize]);
+            let moved = if o.x >= 0 { rb << o.x } else { rb >> -o.x };
+            ra & moved != 0
+        })
     }
 }
 
@@ -548,7 +742,11 @@ mod tests {
         }
         let mut checked = 0;
         for set in &sets {
-            let n = set.shapes.len().min(40) as u32;
+            let n = if std::env::var("LP_COMPILE_ONLY").is_ok() {
+                1
+            } else {
+                set.shapes.len().min(40) as u32
+            };
             for a in 0..n {
                 for b in 0..n {
                     for from in [false, true] {
@@ -561,5 +759,126 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked} non-empty spaces compared");
+    }
+
+    /// Counting run pair by run pair gives what sorting every door pair gives, on random
+    /// templates made to reach every path of it: U shapes (two walls of one facing on one
+    /// line, so their door pairs interleave), staircases, doors sliding with lengths of one to
+    /// three and corner distances, door lines and single doors of every kind, with sockets,
+    /// under every transformation.
+    #[test]
+    fn runs_count_what_door_pairs_give_on_random_templates() {
+        use crate::layout::geom::Transform;
+        use crate::layout::template::{DoorLine, DoorMode, DoorSpec, TemplateShape};
+        let mut rng = crate::seed::stream(11, "random templates");
+        let mut below = |n: usize| crate::seed::index(&mut rng, n) as i32;
+        let mut checked = 0;
+        for round in 0..40 {
+            let mut templates = Vec::new();
+            for k in 0..4 {
+                let (w, h) = (4 + below(6), 4 + below(6));
+                let outline: Vec<[i32; 2]> = match below(3) {
+                    0 => vec![[0, 0], [w, 0], [w, h], [0, h]],
+                    1 => {
+                        // A U: a notch `a` in from each side and `d` deep, from the top.
+                        let (a, d) = (1 + below((w as usize - 2) / 2), 1 + below(h as usize - 2));
+                        vec![
+                            [0, 0],
+                            [w, 0],
+                            [w, h],
+                            [w - a, h],
+                            [w - a, h - d],
+                            [a, h - d],
+                            [a, h],
+                            [0, h],
+                        ]
+                    }
+                    _ => {
+                        let (a, b) = (1 + below(w as usize - 1), 1 + below(h as usize - 1));
+                        vec![[0, 0], [w, 0], [w, b], [a, b], [a, h], [0, h]]
+                    }
+                };
+                let kinds = [DoorKind::Any, DoorKind::Exit, DoorKind::Entrance];
+                let sockets = [None, None, Some("a".to_string()), Some("b".to_string())];
+                let n = outline.len();
+                let doors = match below(3) {
+                    0 => DoorMode::Sliding {
+                        length: 1 + below(3),
+                        corner_distance: below(2),
+                        socket: sockets[below(4) as usize].clone(),
+                    },
+                    mode => {
+                        // Doors along some sides: whole lines, or single doors.
+                        let mut lines = Vec::new();
+                        let mut specs = Vec::new();
+                        for e in 0..n {
+                            // (The first side always has a door.)
+                            if e > 0 && below(3) == 0 {
+                                continue;
+                            }
+                            let (p, q) = (outline[e], outline[(e + 1) % n]);
+                            let kind = kinds[below(3) as usize];
+                            let socket = sockets[below(4) as usize].clone();
+                            let len = (p[0] - q[0]).abs() + (p[1] - q[1]).abs();
+                            if mode == 1 {
+                                lines.push(DoorLine {
+                                    from: p,
+                                    to: q,
+                                    length: 1 + below(2.min(len as usize)),
+                                    kind,
+                                    socket,
+                                });
+                            } else {
+                                for t in 0..len {
+                                    if (e, t) != (0, 0) && below(2) == 0 {
+                                        continue;
+                                    }
+                                    let at = |t: i32| {
+                                        [
+                                            p[0] + (q[0] - p[0]).signum() * t,
+                                            p[1] + (q[1] - p[1]).signum() * t,
+                                        ]
+                                    };
+                                    specs.push(DoorSpec {
+                                        from: at(t),
+                                        to: at(t + 1),
+                                        kind,
+                                        socket: socket.clone(),
+                                    });
+                                }
+                            }
+                        }
+                        if mode == 1 {
+                            DoorMode::Lines(lines)
+                        } else {
+                            DoorMode::Manual(specs)
+                        }
+                    }
+                };
+                templates.push(RoomTemplate {
+                    name: format!("t{round}_{k}"),
+                    shape: TemplateShape::Outline(outline),
+                    doors,
+                    transforms: Transform::ALL.to_vec(),
+                    repeat: None,
+                    kinds: Vec::new(),
+                    tags: Vec::new(),
+                    weight: 1.0,
+                });
+            }
+            let set = ShapeSet::new(&templates).unwrap();
+            let n = set.shapes.len() as u32;
+            for a in 0..n {
+                for b in 0..n {
+                    for from in [false, true] {
+                        let (x, y) = (set.space(a, b, from), set.space_by_sorting(a, b, from));
+                        assert_eq!(x.offsets, y.offsets, "round {round}, shapes {a}, {b}");
+                        assert_eq!(x.doors, y.doors, "round {round}, shapes {a}, {b}");
+                        checked += usize::from(!x.offsets.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(checked > 5000, "{checked} non-empty spaces compared");
     }
 }

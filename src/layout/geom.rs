@@ -384,8 +384,6 @@ impl Mask {
             twice += p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64;
             perimeter += p.manhattan(q) as i64;
         }
-        let mask_inside =
-            |x: i32, y: i32| x >= 0 && y >= 0 && x < w && y < h && bits[(y * w + x) as usize];
         // Cell edges between inside and outside: along each row (the box's sides included),
         // and between each pair of rows (the bottom and top included).
         let mut edges = 0i64;
@@ -405,6 +403,40 @@ impl Mask {
         if twice.abs() != 2 * area as i64 || edges != perimeter {
             return Err(OutlineProblem::SelfIntersecting);
         }
+        Ok(Mask::with_sides(&pts, w, h, bits, area))
+    }
+
+    /// The mask of the same outline under `t`, given that outline turned (`outline`, lower-left
+    /// box corner at the origin): `self` must be the mask of the unturned outline (lower-left
+    /// box corner at the origin too). The same as [`Mask::from_outline`] on `outline`, without
+    /// rasterising or checking it again: each cell is turned.
+    pub(crate) fn turned(&self, t: Transform, outline: &[Point]) -> Result<Mask, OutlineProblem> {
+        let pts = simplify(outline)?;
+        let (c0, c1) = (
+            t.apply(Point::new(0, 0)),
+            t.apply(Point::new(self.width, self.height)),
+        );
+        let m = c0.min_each(c1);
+        let size = c0.max_each(c1) - m;
+        let (w, h) = (size.x, size.y);
+        let mut bits = vec![false; (w * h) as usize];
+        for y in 0..self.height {
+            for x in 0..self.width {
+                if self.bits[(y * self.width + x) as usize] {
+                    let (a, b) = (t.apply(Point::new(x, y)), t.apply(Point::new(x + 1, y + 1)));
+                    let c = a.min_each(b) - m;
+                    bits[(c.y * w + c.x) as usize] = true;
+                }
+            }
+        }
+        Ok(Mask::with_sides(&pts, w, h, bits, self.area))
+    }
+
+    /// A mask from its cells, with its sides read off the simplified outline `pts`.
+    fn with_sides(pts: &[Point], w: i32, h: i32, bits: Vec<bool>, area: u32) -> Mask {
+        let n = pts.len();
+        let mask_inside =
+            |x: i32, y: i32| x >= 0 && y >= 0 && x < w && y < h && bits[(y * w + x) as usize];
         let mut sides = Vec::with_capacity(n);
         for i in 0..n {
             let (p, q) = (pts[i], pts[(i + 1) % n]);
@@ -422,14 +454,14 @@ impl Mask {
             };
             sides.push(Side { a, b, facing });
         }
-        Ok(Mask {
+        Mask {
             width: w,
             height: h,
             is_rect: area == (w * h) as u32,
             bits,
             area,
             sides,
-        })
+        }
     }
 }
 
@@ -555,6 +587,46 @@ mod tests {
 
     fn pts(v: &[(i32, i32)]) -> Vec<Point> {
         v.iter().map(|&(x, y)| Point::new(x, y)).collect()
+    }
+
+    /// A mask turned cell by cell is the mask of the turned outline (cells, sides in order,
+    /// area), under every transformation, on random outlines: staircases, and U shapes with
+    /// the notch anywhere.
+    #[test]
+    fn turned_masks_are_the_masks_of_turned_outlines() {
+        let mut rng = crate::seed::stream(6, "turned masks");
+        let mut below = |n: usize| crate::seed::index(&mut rng, n) as i32;
+        for _ in 0..300 {
+            let (w, h) = (3 + below(8), 3 + below(8));
+            let outline = if below(2) == 0 {
+                let (a, b) = (1 + below(w as usize - 1), 1 + below(h as usize - 1));
+                pts(&[(0, 0), (w, 0), (w, b), (a, b), (a, h), (0, h)])
+            } else {
+                let a = 1 + below((w as usize - 1) / 2);
+                let d = 1 + below(h as usize - 1);
+                pts(&[
+                    (0, 0),
+                    (w, 0),
+                    (w, h),
+                    (w - a, h),
+                    (w - a, h - d),
+                    (a, h - d),
+                    (a, h),
+                    (0, h),
+                ])
+            };
+            let base = Mask::from_outline(&outline).unwrap();
+            for t in Transform::ALL {
+                let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
+                let m = min_corner(&moved);
+                let local: Vec<Point> = moved.iter().map(|&p| p - m).collect();
+                assert_eq!(
+                    base.turned(t, &local).unwrap(),
+                    Mask::from_outline(&local).unwrap(),
+                    "{t:?} {outline:?}"
+                );
+            }
+        }
     }
 
     /// Masks agree with a ray cast from each cell's centre over every edge of the outline, on

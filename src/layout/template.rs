@@ -357,6 +357,7 @@ impl RoomTemplate {
         // before rasterising (the outlines met so far, as `polygon_key`s).
         let sliding = matches!(self.doors, DoorMode::Sliding { .. });
         let mut met: Vec<Vec<Point>> = Vec::new();
+        let mut unturned: Option<Mask> = None;
         for &t in &self.transforms {
             let key = (sliding && !out.is_empty()).then(|| {
                 let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
@@ -366,7 +367,17 @@ impl RoomTemplate {
             if key.as_ref().is_some_and(|k| met.contains(k)) {
                 continue;
             }
-            let shape = self.compile_one(index, &outline, t)?;
+            let shape = self.compile_one(index, &outline, t, unturned.as_ref())?;
+            if unturned.is_none() && self.transforms.len() > 1 {
+                // The first shape checked the outline: the others turn its cells.
+                unturned = Some(if t == Transform::Identity {
+                    shape.mask.clone()
+                } else {
+                    let shift = min_corner(&outline);
+                    let local: Vec<Point> = outline.iter().map(|&p| p - shift).collect();
+                    Mask::from_outline(&local).map_err(|p| self.err(p.to_string()))?
+                });
+            }
             if sliding {
                 met.push(key.unwrap_or_else(|| polygon_key(shape.outline.iter().copied())));
             }
@@ -393,16 +404,24 @@ impl RoomTemplate {
         Ok(out)
     }
 
+    /// The shape under `t`; `unturned`, if given, is the mask of the outline untransformed
+    /// (lower-left box corner at the origin), whose cells are turned rather than the outline
+    /// rasterised and checked again.
     pub(crate) fn compile_one(
         &self,
         index: usize,
         outline: &[Point],
         t: Transform,
+        unturned: Option<&Mask>,
     ) -> Result<Shape, TemplateError> {
         let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
         let shift = min_corner(&moved);
         let local: Vec<Point> = moved.iter().map(|&p| p - shift).collect();
-        let mask = Mask::from_outline(&local).map_err(|p| self.err(p.to_string()))?;
+        let mask = match unturned {
+            Some(m) => m.turned(t, &local),
+            None => Mask::from_outline(&local),
+        }
+        .map_err(|p| self.err(p.to_string()))?;
         let map = |p: XY| t.apply(xy(p)) - shift;
         let mut doors: Vec<DoorPos> = Vec::new();
         match &self.doors {

@@ -229,7 +229,7 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
         }
         let outline = t.outline().map_err(|e| bad(e.to_string()))?;
         let shape = t
-            .compile_one(placed.template, &outline, placed.transform)
+            .compile_one(placed.template, &outline, placed.transform, None)
             .map_err(|e| bad(e.to_string()))?;
         let pos = min_corner(&placed.outline);
         // A room's box is never bigger than an outline may be: refuse a bigger one before
@@ -506,7 +506,7 @@ mod tests {
             let at = Point::new(at.0, at.1);
             let mut doors = 0;
             for &t in &Transform::ALL {
-                let shape = template.compile_one(0, &outline, t).unwrap();
+                let shape = template.compile_one(0, &outline, t, None).unwrap();
                 let cells: HashSet<Point> =
                     cells_inside(&shape.outline).into_iter().map(|c| c + at).collect();
                 for d in &shape.doors {

@@ -722,6 +722,24 @@ mod tests {
         assert!(compared > 100, "{compared} compounds compared");
     }
 
+    /// Asserts that every space among the first `n` shapes of `set`, both ways round, is what
+    /// sorting every door pair gives (offsets, order and the door pair kept at each); returns
+    /// how many were not empty.
+    fn same_as_sorting(set: &ShapeSet, n: u32, what: &str) -> usize {
+        let mut checked = 0;
+        for a in 0..n {
+            for b in 0..n {
+                for from in [false, true] {
+                    let (x, y) = (set.space(a, b, from), set.space_by_sorting(a, b, from));
+                    assert_eq!(x.offsets, y.offsets, "{what}: shapes {a}, {b}");
+                    assert_eq!(x.doors, y.doors, "{what}: shapes {a}, {b}");
+                    checked += usize::from(!x.offsets.is_empty());
+                }
+            }
+        }
+        checked
+    }
+
     /// The counting grid gives exactly what sorting every door pair gives (offsets, order and
     /// the door pair kept at each), on every pair of shapes of Edgar's inputs and the
     /// built-in library, both ways round.
@@ -740,24 +758,10 @@ mod tests {
             let level = EdgarLevel::from_json(&text, "input").unwrap();
             sets.push(ShapeSet::new(&level.problem.templates).unwrap());
         }
-        let mut checked = 0;
-        for set in &sets {
-            let n = if std::env::var("LP_COMPILE_ONLY").is_ok() {
-                1
-            } else {
-                set.shapes.len().min(40) as u32
-            };
-            for a in 0..n {
-                for b in 0..n {
-                    for from in [false, true] {
-                        let (x, y) = (set.space(a, b, from), set.space_by_sorting(a, b, from));
-                        assert_eq!(x.offsets, y.offsets, "shapes {a}, {b}");
-                        assert_eq!(x.doors, y.doors, "shapes {a}, {b}");
-                        checked += usize::from(!x.offsets.is_empty());
-                    }
-                }
-            }
-        }
+        let checked: usize = sets
+            .iter()
+            .map(|set| same_as_sorting(set, set.shapes.len().min(40) as u32, "an input"))
+            .sum();
         assert!(checked > 1000, "{checked} non-empty spaces compared");
     }
 
@@ -867,17 +871,7 @@ mod tests {
                 });
             }
             let set = ShapeSet::new(&templates).unwrap();
-            let n = set.shapes.len() as u32;
-            for a in 0..n {
-                for b in 0..n {
-                    for from in [false, true] {
-                        let (x, y) = (set.space(a, b, from), set.space_by_sorting(a, b, from));
-                        assert_eq!(x.offsets, y.offsets, "round {round}, shapes {a}, {b}");
-                        assert_eq!(x.doors, y.doors, "round {round}, shapes {a}, {b}");
-                        checked += usize::from(!x.offsets.is_empty());
-                    }
-                }
-            }
+            checked += same_as_sorting(&set, set.shapes.len() as u32, &format!("round {round}"));
         }
         assert!(checked > 5000, "{checked} non-empty spaces compared");
     }

@@ -386,20 +386,17 @@ impl Mask {
         }
         // Cell edges between inside and outside: along each row (the box's sides included),
         // and between each pair of rows (the bottom and top included).
-        let mut edges = 0i64;
-        let (wu, hu) = (w as usize, h as usize);
-        for r in 0..=hu {
-            if r < hu {
-                let row = &bits[r * wu..(r + 1) * wu];
-                edges += i64::from(row[0]) + i64::from(row[wu - 1]);
-                edges += row.windows(2).filter(|p| p[0] != p[1]).count() as i64;
-            }
-            let below = (r > 0).then(|| &bits[(r - 1) * wu..r * wu]);
-            let above = (r < hu).then(|| &bits[r * wu..(r + 1) * wu]);
-            edges += (0..wu)
-                .filter(|&x| below.is_some_and(|b| b[x]) != above.is_some_and(|a| a[x]))
-                .count() as i64;
+        let wu = w as usize;
+        let mut edges = 0usize;
+        let outside = vec![false; wu];
+        let mut below: &[bool] = &outside;
+        for row in bits.chunks_exact(wu).chain(std::iter::once(&outside[..])) {
+            edges += usize::from(row[0]) + usize::from(row[wu - 1]);
+            edges += row.windows(2).filter(|p| p[0] != p[1]).count();
+            edges += row.iter().zip(below).filter(|(a, b)| a != b).count();
+            below = row;
         }
+        let edges = edges as i64;
         if twice.abs() != 2 * area as i64 || edges != perimeter {
             return Err(OutlineProblem::SelfIntersecting);
         }

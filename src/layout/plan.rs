@@ -53,12 +53,15 @@ const FALLBACK_TRIES: usize = 6;
 /// An index entry: a cell box and what owns it (a room, or `rooms + corridor`).
 pub(crate) type Entry = GeomWithData<Rectangle<[i32; 2]>, u32>;
 
-/// A configuration space: the offsets (sorted) at which a new shape touches a placed one, with
-/// the two doors that meet at each.
+/// A configuration space: the offsets (sorted) at which a new shape touches a placed one. (The
+/// doors that meet at an offset are found when asked for, [`ShapeSet::doors_at`]: the search
+/// needs only the offsets, a finished layout the doors of its few links.)
 #[derive(Debug, Clone, Default)]
 struct Space {
     offsets: Vec<Point>,
-    doors: Vec<(u16, u16)>,
+    /// The runs of doors that face each other (indices into the two shapes' runs), in door
+    /// order: what finds the doors at an offset.
+    runs: Vec<(u16, u16)>,
 }
 
 /// A map keyed by (placed shape, new shape, class, flag), stored densely.

@@ -318,7 +318,11 @@ impl<'a> Run<'a> {
                 && !space.offsets.is_empty()
             {
                 let k = seed::index(rng, space.offsets.len());
-                let door = &p.shape(self.shape[nb]).doors[space.doors[k].0 as usize];
+                let pair = p
+                    .set
+                    .doors_at(self.shape[nb], s, spec.from == nb, space.offsets[k])
+                    .expect("offsets of a space have doors that meet");
+                let door = &p.shape(self.shape[nb]).doors[pair.0 as usize];
                 let far = seed::range_inclusive(rng, lo, hi) as i32;
                 let step = door.facing.step();
                 return self.pos[nb] + space.offsets[k] + Point::new(step.x * far, step.y * far);
@@ -506,13 +510,12 @@ impl<'a> Run<'a> {
         for (l, spec) in p.problem.links.iter().enumerate() {
             let (a, b) = (spec.from, spec.to);
             if spec.realise.contact_allowed()
-                && p.touch(
+                && p.meets(
                     self.shape[a],
                     self.shape[b],
                     true,
                     self.pos[b] - self.pos[a],
                 )
-                .is_some()
             {
                 continue;
             }

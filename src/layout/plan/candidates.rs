@@ -268,8 +268,12 @@ impl Planner {
             .path_bounds()
             .unwrap_or((4, 30));
         let shape = &self.set.shapes[ns as usize];
-        if let Some(space) = self.set.space_at(ns, s, self.problem.links[l].from == nb) {
-            for (o, d) in space.offsets.iter().zip(&space.doors) {
+        let from = self.problem.links[l].from == nb;
+        if let Some(space) = self.set.space_at(ns, s, from) {
+            for o in &space.offsets {
+                let Some(d) = self.set.doors_at(ns, s, from, *o) else {
+                    continue;
+                };
                 let f = shape.doors[d.0 as usize].facing.step();
                 for g in [lo.max(3), (lo + hi) / 3, (lo + hi) / 2] {
                     let g = (g as i32).max(2);

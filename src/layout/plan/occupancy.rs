@@ -92,9 +92,7 @@ impl Planner {
                 Edge::Link(l) => {
                     let link = self.problem.links[l];
                     let contact = link.realise.contact_allowed()
-                        && self
-                            .touch(ns, c.shape, link.from == nb, c.pos - np)
-                            .is_some();
+                        && self.meets(ns, c.shape, link.from == nb, c.pos - np);
                     match link.realise {
                         Realise::Contact if !contact => return Err((1, None)),
                         Realise::Contact => {}

@@ -143,6 +143,13 @@ impl Planner {
         out
     }
 
+    /// Whether two doors meet when `new` is at `offset` from `placed`.
+    pub(super) fn meets(&self, placed: u32, new: u32, placed_is_from: bool, offset: Point) -> bool {
+        self.set
+            .space_at(placed, new, placed_is_from)
+            .is_some_and(|s| s.offsets.binary_search(&offset).is_ok())
+    }
+
     /// The two doors that meet when `new` is at `offset` from `placed`.
     pub(super) fn touch(
         &self,
@@ -151,8 +158,9 @@ impl Planner {
         placed_is_from: bool,
         offset: Point,
     ) -> Option<(u16, u16)> {
-        let s = self.set.space_at(placed, new, placed_is_from)?;
-        s.offsets.binary_search(&offset).ok().map(|i| s.doors[i])
+        self.meets(placed, new, placed_is_from, offset)
+            .then(|| self.set.doors_at(placed, new, placed_is_from, offset))
+            .flatten()
     }
 }
 
@@ -212,11 +220,12 @@ pub struct ShapeSet {
 /// A mask's rows as bits, if it is at most 64 cells wide.
 fn bit_rows(m: &crate::layout::geom::Mask) -> Option<Vec<u64>> {
     (m.width <= 64).then(|| {
-        (0..m.height)
-            .map(|y| {
-                (0..m.width)
-                    .filter(|&x| m.inside(x, y))
-                    .fold(0u64, |b, x| b | 1 << x)
+        m.bits
+            .chunks_exact(m.width as usize)
+            .map(|row| {
+                row.iter()
+                    .enumerate()
+                    .fold(0u64, |b, (x, &inside)| b | u64::from(inside) << x)
             })
             .collect()
     })
@@ -228,6 +237,8 @@ fn bit_rows(m: &crate::layout::geom::Mask) -> Option<Vec<u64>> {
 /// so a configuration space is counted run pair by run pair rather than door pair by door pair.
 #[derive(Debug, Clone)]
 struct DoorRun {
+    /// Index of the run among its shape's runs.
+    index: u16,
     /// Index of the first door.
     first: u16,
     /// Number of doors.
@@ -258,6 +269,7 @@ impl DoorRun {
                 }
             }
             runs.push(DoorRun {
+                index: runs.len() as u16,
                 first: i as u16,
                 count: 1,
                 a: d.a,
@@ -281,27 +293,9 @@ impl DoorRun {
     }
 }
 
-/// One cell of the offset grid of [`ShapeSet::space`].
-#[derive(Debug, Clone, Copy, Default)]
-struct Cell {
-    /// Door pairs at the offset; then, those still to pass before the middle one (wrapping
-    /// below zero once it is passed).
-    left: u32,
-    /// The middle door pair.
-    middle: (u16, u16),
-}
-
-/// The offset grid of [`ShapeSet::space`], kept per thread between spaces: every cell is left
-/// at its default after use, so a space costs only the cells it meets.
-#[derive(Debug, Default)]
-struct Scratch {
-    cells: Vec<Cell>,
-    /// The cells met, as bits by index.
-    met: Vec<u64>,
-}
-
 thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+    /// The offsets met by [`ShapeSet::space`], as bits of its offset grid, kept per thread.
+    static MET: std::cell::RefCell<Vec<u64>> = std::cell::RefCell::default();
 }
 
 /// Calls `f` with the index of every set bit of `bits`, in order.
@@ -422,33 +416,59 @@ impl ShapeSet {
         })
     }
 
-    /// Every offset at which shape `new` touches shape `placed` with two doors meeting; of
-    /// several door pairs at one offset, the middle one (in door order).
+    /// Every offset at which shape `new` touches shape `placed` with two doors meeting (the
+    /// door pair used at each is found when asked for: [`ShapeSet::doors_at`]).
     ///
     /// Counted on a grid of the offsets the doors can give rather than sorted, run pair by
-    /// run pair ([`DoorRun`]): two runs facing each other give the offsets along one line,
-    /// each as many times as their doors overlap there, so a first pass counts each offset's
-    /// door pairs without meeting them one by one. Door pairs are in `(placed door, new door)`
-    /// order, and the pairs at one offset from one pair of runs are consecutive in it, so a
-    /// second pass finds the middle one arithmetically. (Where two runs of the new shape on one
-    /// line face the same run of the placed one, their pairs at an offset interleave; that run
-    /// is walked door pair by door pair.) Reading the grid column by column gives the offsets
-    /// in order.
+    /// run pair ([`DoorRun`]): two runs facing each other give the offsets along one line, so
+    /// the offsets are marked without meeting every door pair; reading the marks column by
+    /// column gives them in order.
     ///
     /// # Complexity
-    /// `O(R (a + b) + G)` for `R` pairs of runs that face each other, `a + b` doors in each,
-    /// and `G` cells of the offset grid (at most `(w_p + w_q + 1) (h_p + h_q + 1)`), then an
-    /// overlap test per offset.
+    /// `O(R (a + b) + G / 64)` for `R` pairs of runs that face each other, `a + b` doors in
+    /// each, and `G` cells of the offset grid (at most `(w_p + w_q + 1) (h_p + h_q + 1)`), then
+    /// an overlap test per offset.
     pub(super) fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
-        let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
         let mut out = Space::default();
-        // Runs of the placed shape that may take part, each with the new shape's runs that
-        // face it (same length, sockets that agree).
-        let mut pairs: Vec<(&DoorRun, &DoorRun)> = Vec::new();
-        let (mut lo, mut hi) = (
-            Point::new(i32::MAX, i32::MAX),
-            Point::new(i32::MIN, i32::MIN),
-        );
+        let pairs = self.run_pairs(placed, new, placed_is_from);
+        out.runs = pairs.iter().map(|(r, t)| (r.index, t.index)).collect();
+        let Some((lo, hi)) = corners(
+            pairs
+                .iter()
+                .flat_map(|(r, t)| [r.a - t.last(), r.last() - t.a]),
+        ) else {
+            return out;
+        };
+        let (w, h) = ((hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize);
+        let cell = |o: Point| (o.x - lo.x) as usize * h + (o.y - lo.y) as usize;
+        MET.with_borrow_mut(|met| {
+            met.clear();
+            met.resize((w * h).div_ceil(64), 0);
+            // Runs `r` and `t` meet at offsets `r.at(k) - t.a`, `k` from `1 - t.count` to
+            // `r.count - 1`.
+            for &(r, t) in &pairs {
+                for k in 1 - i32::from(t.count)..i32::from(r.count) {
+                    let x = cell(r.at(k) - t.a);
+                    met[x / 64] |= 1 << (x % 64);
+                }
+            }
+            let n = met.iter().map(|b| b.count_ones() as usize).sum();
+            out.offsets.reserve_exact(n);
+            for_each_bit(met, |k| {
+                let o = Point::new(lo.x + (k / h) as i32, lo.y + (k % h) as i32);
+                if !self.overlap_at(placed, new, o) {
+                    out.offsets.push(o);
+                }
+            });
+        });
+        out
+    }
+
+    /// Runs of the placed shape that may take part in a space, each with the new shape's runs
+    /// that face it (same length, sockets that agree), in door order.
+    fn run_pairs(&self, placed: u32, new: u32, placed_is_from: bool) -> Vec<(&DoorRun, &DoorRun)> {
+        let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
+        let mut pairs = Vec::new();
         for r in &self.runs[placed as usize] {
             if !r.kind.allows(placed_is_from) {
                 continue;
@@ -467,111 +487,97 @@ impl ShapeSet {
                 {
                     continue;
                 }
-                // Offsets `r.at(i) - t.at(j)` lie between these corners.
-                let (a, b) = (r.a - t.last(), r.last() - t.a);
-                lo = Point::new(lo.x.min(a.x), lo.y.min(a.y));
-                hi = Point::new(hi.x.max(b.x), hi.y.max(b.y));
                 pairs.push((r, t));
             }
         }
-        if pairs.is_empty() {
-            return out;
-        }
-        let (w, h) = ((hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize);
-        let cell = |o: Point| (o.x - lo.x) as usize * h + (o.y - lo.y) as usize;
-        // Door pairs of runs `r` and `t` at offset `r.at(k) - t.a`, `k` from `1 - t.count` to
-        // `r.count - 1`: doors `i = max(0, k) .. min(r.count, t.count + k)` of `r`, each with
-        // door `i - k` of `t`.
-        let span = |r: &DoorRun, t: &DoorRun, k: i32| {
-            (k.max(0), i32::from(r.count).min(i32::from(t.count) + k))
+        pairs
+    }
+
+    /// The door pair used when `new` is at offset `o` from `placed`: of the door pairs that
+    /// meet there, the middle one in `(placed door, new door)` order; `None` if none meets.
+    /// (It does not look at overlap: ask only for offsets of the space.)
+    ///
+    /// The pairs at `o` of two runs are consecutive in that order, so they are counted and
+    /// the middle one found arithmetically; where two runs of the new shape on one line face
+    /// the same run of the placed one, their pairs interleave, and that run is walked door by
+    /// door.
+    ///
+    /// # Complexity
+    /// `O(R)` for `R` pairs of runs that face each other (plus the doors of an interleaved
+    /// run).
+    pub(super) fn doors_at(
+        &self,
+        placed: u32,
+        new: u32,
+        placed_is_from: bool,
+        o: Point,
+    ) -> Option<(u16, u16)> {
+        let (pr, qr) = (&self.runs[placed as usize], &self.runs[new as usize]);
+        let pairs = &self.space_at(placed, new, placed_is_from)?.runs;
+        let runs = |&(r, t): &(u16, u16)| (&pr[r as usize], &qr[t as usize]);
+        // Where `o` lies on the line of runs `r` and `t`: the `k` with `r.at(k) - t.a == o`
+        // and the doors `i0..i1` of `r` that meet door `i - k` of `t` there.
+        let at = |r: &DoorRun, t: &DoorRun| {
+            let d = o - (r.a - t.a);
+            let k = if r.facing.horizontal_wall() {
+                (d.y == 0).then_some(d.x)?
+            } else {
+                (d.x == 0).then_some(d.y)?
+            };
+            let (i0, i1) = (k.max(0), i32::from(r.count).min(i32::from(t.count) + k));
+            (i0 < i1).then_some((k, i0, i1))
         };
-        SCRATCH.with_borrow_mut(|scratch| {
-            let Scratch { cells, met } = scratch;
-            if cells.len() < w * h {
-                cells.resize(w * h, Cell::default());
-            }
-            met.clear();
-            met.resize((w * h).div_ceil(64), 0);
-            // Door pairs per offset: cells met, as bits by index (column by column: offset
-            // order), and how many.
-            let mut offsets = 0;
-            for &(r, t) in &pairs {
-                for k in 1 - i32::from(t.count)..i32::from(r.count) {
-                    let (i0, i1) = span(r, t, k);
-                    let x = cell(r.at(k) - t.a);
-                    let c = &mut cells[x].left;
-                    if *c == 0 {
-                        met[x / 64] |= 1 << (x % 64);
-                        offsets += 1;
-                    }
-                    *c += (i1 - i0) as u32;
-                }
-            }
-            // The middle pair of each offset is the `count / 2`-th met: `left` counts down
-            // the pairs still to pass before it.
-            for_each_bit(met, |x| cells[x].left /= 2);
-            let mut next = 0;
-            while next < pairs.len() {
-                // The pairs of one run of the placed shape.
-                let r = pairs[next].0;
-                let mut end = next + 1;
-                while end < pairs.len() && std::ptr::eq(pairs[end].0, r) {
-                    end += 1;
-                }
-                let mine = &pairs[next..end];
-                let line = |t: &DoorRun| {
-                    if r.facing.horizontal_wall() {
-                        t.a.y
-                    } else {
-                        t.a.x
-                    }
-                };
-                let interleaved = mine
-                    .iter()
-                    .enumerate()
-                    .any(|(x, a)| mine[..x].iter().any(|b| line(a.1) == line(b.1)));
-                if interleaved {
-                    // Door pair by door pair, in `(placed door, new door)` order.
-                    for i in 0..i32::from(r.count) {
-                        for &(_, t) in mine {
-                            for j in 0..i32::from(t.count) {
-                                let c = &mut cells[cell(r.at(i) - t.at(j))];
-                                if c.left == 0 {
-                                    c.middle = (r.first + i as u16, t.first + j as u16);
-                                }
-                                c.left = c.left.wrapping_sub(1);
-                            }
-                        }
-                    }
+        let count: i32 = pairs
+            .iter()
+            .filter_map(|p| {
+                let (r, t) = runs(p);
+                at(r, t).map(|(_, i0, i1)| i1 - i0)
+            })
+            .sum();
+        if count == 0 {
+            return None;
+        }
+        let mut left = count / 2;
+        for mine in pairs.chunk_by(|a, b| a.0 == b.0) {
+            let r = runs(&mine[0]).0;
+            let mine = || mine.iter().map(|p| runs(p).1);
+            let line = |t: &DoorRun| {
+                if r.facing.horizontal_wall() {
+                    t.a.y
                 } else {
-                    for &(_, t) in mine {
-                        for k in 1 - i32::from(t.count)..i32::from(r.count) {
-                            let (i0, i1) = span(r, t, k);
-                            let c = &mut cells[cell(r.at(k) - t.a)];
-                            let n = (i1 - i0) as u32;
-                            if c.left < n {
-                                let i = i0 + c.left as i32;
-                                c.middle = (r.first + i as u16, t.first + (i - k) as u16);
+                    t.a.x
+                }
+            };
+            let interleaved = mine()
+                .enumerate()
+                .any(|(x, a)| mine().take(x).any(|b| line(a) == line(b)));
+            if interleaved {
+                // Door by door of `r`, each with the new shape's runs in order.
+                for i in 0..i32::from(r.count) {
+                    for t in mine() {
+                        if let Some((k, i0, i1)) = at(r, t)
+                            && (i0..i1).contains(&i)
+                        {
+                            if left == 0 {
+                                return Some((r.first + i as u16, t.first + (i - k) as u16));
                             }
-                            c.left = c.left.wrapping_sub(n);
+                            left -= 1;
                         }
                     }
                 }
-                next = end;
-            }
-            out.offsets.reserve_exact(offsets);
-            out.doors.reserve_exact(offsets);
-            for_each_bit(met, |k| {
-                let o = Point::new(lo.x + (k / h) as i32, lo.y + (k % h) as i32);
-                if !self.overlap_at(placed, new, o) {
-                    out.offsets.push(o);
-                    out.doors.push(cells[k].middle);
+            } else {
+                for t in mine() {
+                    if let Some((k, i0, i1)) = at(r, t) {
+                        if left < i1 - i0 {
+                            let i = i0 + left;
+                            return Some((r.first + i as u16, t.first + (i - k) as u16));
+                        }
+                        left -= i1 - i0;
+                    }
                 }
-                // Left clean for the next space.
-                cells[k] = Cell::default();
-            });
-        });
-        out
+            }
+        }
+        None
     }
 
     /// Whether shape `new` at `o` shares a cell with shape `placed` at the origin (row by row
@@ -602,7 +608,12 @@ mod tests {
 
     impl ShapeSet {
         /// The first way of computing [`ShapeSet::space`]: every door pair, sorted.
-        fn space_by_sorting(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
+        fn space_by_sorting(
+            &self,
+            placed: u32,
+            new: u32,
+            placed_is_from: bool,
+        ) -> (Vec<Point>, Vec<(u16, u16)>) {
             let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
             let mut all: Vec<(Point, u16, u16)> = Vec::new();
             for (i, dp) in p.doors.iter().enumerate() {
@@ -625,16 +636,16 @@ mod tests {
                 }
             }
             all.sort_unstable();
-            let mut out = Space::default();
+            let (mut offsets, mut doors) = (Vec::new(), Vec::new());
             for run in all.chunk_by(|a, b| a.0 == b.0) {
                 // Of several door pairs at one offset, the middle one.
                 let t = run[run.len() / 2];
                 if !overlap(p, Point::default(), q, t.0) {
-                    out.offsets.push(t.0);
-                    out.doors.push((t.1, t.2));
+                    offsets.push(t.0);
+                    doors.push((t.1, t.2));
                 }
             }
-            out
+            (offsets, doors)
         }
     }
 
@@ -730,9 +741,14 @@ mod tests {
         for a in 0..n {
             for b in 0..n {
                 for from in [false, true] {
-                    let (x, y) = (set.space(a, b, from), set.space_by_sorting(a, b, from));
-                    assert_eq!(x.offsets, y.offsets, "{what}: shapes {a}, {b}");
-                    assert_eq!(x.doors, y.doors, "{what}: shapes {a}, {b}");
+                    let (x, (offsets, doors)) =
+                        (set.space(a, b, from), set.space_by_sorting(a, b, from));
+                    assert_eq!(x.offsets, offsets, "{what}: shapes {a}, {b}");
+                    let found: Vec<_> = offsets
+                        .iter()
+                        .map(|&o| set.doors_at(a, b, from, o).unwrap())
+                        .collect();
+                    assert_eq!(found, doors, "{what}: shapes {a}, {b}");
                     checked += usize::from(!x.offsets.is_empty());
                 }
             }

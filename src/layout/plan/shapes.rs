@@ -322,8 +322,8 @@ impl ShapeSet {
     /// Compiles `templates` (the configuration spaces are computed when first needed).
     ///
     /// # Complexity
-    /// `O(S)` for `S` shapes; each pair's space later costs `O(D^2)` for `D` door positions,
-    /// once.
+    /// `O(S)` for `S` shapes; each pair's space later costs about the doors of the runs that
+    /// face each other plus its offsets (see `space`), once.
     pub fn new(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
         ShapeSet::compile(templates)
     }

@@ -99,6 +99,16 @@ impl Dir {
         matches!(self, Dir::North | Dir::South)
     }
 
+    /// The unit step along a wall with this facing (`+x` along north and south walls, `+y`
+    /// along east and west ones).
+    pub(crate) fn along_wall(self) -> Point {
+        if self.horizontal_wall() {
+            Point::new(1, 0)
+        } else {
+            Point::new(0, 1)
+        }
+    }
+
     fn from_step(p: Point) -> Dir {
         match (p.x.signum(), p.y.signum()) {
             (0, 1) => Dir::North,
@@ -481,6 +491,27 @@ pub fn min_corner(points: &[Point]) -> Point {
 
 /// Checks an outline is closed, rectilinear and without repeated corners; merges collinear
 /// runs.
+/// A rectilinear outline in one spelling: [`simplify`]'s corners (straight runs merged),
+/// counter-clockwise, starting at the least corner. Two valid outlines bound the same region
+/// exactly when their keys are equal.
+pub(crate) fn outline_key(points: &[Point]) -> Result<Vec<Point>, OutlineProblem> {
+    let mut out = simplify(points)?;
+    let m = out.len();
+    let twice: i64 = (0..m)
+        .map(|i| {
+            let (p, q) = (out[i], out[(i + 1) % m]);
+            p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64
+        })
+        .sum();
+    if twice < 0 {
+        out.reverse();
+    }
+    if let Some(first) = (0..m).min_by_key(|&i| out[i]) {
+        out.rotate_left(first);
+    }
+    Ok(out)
+}
+
 fn simplify(points: &[Point]) -> Result<Vec<Point>, OutlineProblem> {
     let mut pts: Vec<Point> = points.to_vec();
     if pts.len() > 1 && pts.first() == pts.last() {

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::geom::{Dir, Mask, Point, Transform, min_corner};
+use super::geom::{Dir, Mask, Point, Transform, min_corner, outline_key};
 
 /// A point in a data file: `(x, y)` in RON, `[x, y]` in JSON.
 pub type XY = [i32; 2];
@@ -354,7 +354,7 @@ impl RoomTemplate {
         };
         // Sliding doors follow from the outline alone, so a transformation that moves the
         // outline onto one already compiled gives the same shape and doors: it is known
-        // before rasterising (the outlines met so far, as `polygon_key`s).
+        // before rasterising (the outlines met so far, as `outline_key`s).
         let sliding = matches!(self.doors, DoorMode::Sliding { .. });
         let mut met: Vec<Vec<Point>> = Vec::new();
         let mut unturned: Option<Mask> = None;
@@ -362,7 +362,8 @@ impl RoomTemplate {
             let key = (sliding && !out.is_empty()).then(|| {
                 let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
                 let shift = min_corner(&moved);
-                polygon_key(moved.iter().map(|&p| p - shift))
+                let local: Vec<Point> = moved.iter().map(|&p| p - shift).collect();
+                outline_key(&local).expect("the first shape checked the outline")
             });
             if key.as_ref().is_some_and(|k| met.contains(k)) {
                 continue;
@@ -379,7 +380,9 @@ impl RoomTemplate {
                 });
             }
             if sliding {
-                met.push(key.unwrap_or_else(|| polygon_key(shape.outline.iter().copied())));
+                met.push(key.unwrap_or_else(|| {
+                    outline_key(&shape.outline).expect("the shape's outline is checked")
+                }));
             }
             let mut mine: Option<Vec<DoorPos>> = None;
             let mut same = false;
@@ -442,11 +445,7 @@ impl RoomTemplate {
                         .sum(),
                 );
                 for side in &mask.sides {
-                    let unit = if side.facing.horizontal_wall() {
-                        Point::new(1, 0)
-                    } else {
-                        Point::new(0, 1)
-                    };
+                    let unit = side.facing.along_wall();
                     let mut s = *corner_distance;
                     while s + length + corner_distance <= side.len() {
                         let a = side.a + Point::new(unit.x * s, unit.y * s);
@@ -652,38 +651,6 @@ fn trace_cells(rows: &[String]) -> Result<Vec<Point>, String> {
         return Err("the cell picture must be one piece without holes".into());
     }
     Ok(path)
-}
-
-/// A closed rectilinear polygon in one spelling: corners in the middle of a straight run
-/// dropped, counter-clockwise, starting at its least corner. Two outlines (already checked,
-/// so without repeated corners) bound the same region exactly when their keys are equal.
-fn polygon_key(points: impl Iterator<Item = Point>) -> Vec<Point> {
-    let mut pts: Vec<Point> = points.collect();
-    if pts.len() > 1 && pts.first() == pts.last() {
-        pts.pop();
-    }
-    let n = pts.len();
-    let mut out: Vec<Point> = (0..n)
-        .filter(|&i| {
-            let (prev, p, next) = (pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
-            !((prev.x == p.x && p.x == next.x) || (prev.y == p.y && p.y == next.y))
-        })
-        .map(|i| pts[i])
-        .collect();
-    let m = out.len();
-    let twice: i64 = (0..m)
-        .map(|i| {
-            let (p, q) = (out[i], out[(i + 1) % m]);
-            p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64
-        })
-        .sum();
-    if twice < 0 {
-        out.reverse();
-    }
-    if let Some(first) = (0..m).min_by_key(|&i| out[i]) {
-        out.rotate_left(first);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -261,7 +261,7 @@ impl DoorRun {
                     && d.kind == r.kind
                     && d.len() == r.len
                     && d.socket == last.socket
-                    && d.a == last.a + along(r.facing)
+                    && d.a == last.a + r.facing.along_wall()
                     && r.count < u16::MAX
                 {
                     r.count += 1;
@@ -288,7 +288,7 @@ impl DoorRun {
 
     /// Lower end of door `k` of the run.
     fn at(&self, k: i32) -> Point {
-        let u = along(self.facing);
+        let u = self.facing.along_wall();
         self.a + Point::new(u.x * k, u.y * k)
     }
 }
@@ -306,15 +306,6 @@ fn for_each_bit(bits: &[u64], mut f: impl FnMut(usize)) {
             f(word * 64 + b.trailing_zeros() as usize);
             b &= b - 1;
         }
-    }
-}
-
-/// The unit step along a wall facing `facing`.
-fn along(facing: Dir) -> Point {
-    if facing.horizontal_wall() {
-        Point::new(1, 0)
-    } else {
-        Point::new(0, 1)
     }
 }
 
@@ -419,10 +410,10 @@ impl ShapeSet {
     /// Every offset at which shape `new` touches shape `placed` with two doors meeting (the
     /// door pair used at each is found when asked for: [`ShapeSet::doors_at`]).
     ///
-    /// Counted on a grid of the offsets the doors can give rather than sorted, run pair by
-    /// run pair ([`DoorRun`]): two runs facing each other give the offsets along one line, so
-    /// the offsets are marked without meeting every door pair; reading the marks column by
-    /// column gives them in order.
+    /// Marked on a grid of the offsets the doors can give rather than sorted, run pair by run
+    /// pair ([`DoorRun`]): two runs facing each other give the offsets along one line, so the
+    /// offsets are marked without meeting every door pair; reading the marks column by column
+    /// gives them in order.
     ///
     /// # Complexity
     /// `O(R (a + b) + G / 64)` for `R` pairs of runs that face each other, `a + b` doors in
@@ -756,8 +747,8 @@ mod tests {
         checked
     }
 
-    /// The counting grid gives exactly what sorting every door pair gives (offsets, order and
-    /// the door pair kept at each), on every pair of shapes of Edgar's inputs and the
+    /// Spaces and their door pairs are exactly what sorting every door pair gives (offsets,
+    /// order and the door pair kept at each), on every pair of shapes of Edgar's inputs and the
     /// built-in library, both ways round.
     #[test]
     fn counted_spaces_are_the_sorted_ones() {

@@ -128,7 +128,7 @@ impl Planner {
             scored.push((score, c));
         }
         if step.pull {
-            scored.sort_by_key(|&(s, _)| s);
+            return by_score(scored);
         }
         scored.into_iter().map(|(_, c)| c).collect()
     }
@@ -180,16 +180,16 @@ impl Planner {
         (list, np)
     }
 
-    /// Positions in the first list that are also in all the others.
-    pub(super) fn meet(lists: &[(&[Point], Point)], out: &mut Vec<Point>) {
+    /// Positions in the first list that are also in all the others, in the first list's
+    /// order.
+    pub(super) fn meet(lists: &[(&[Point], Point)], mut found: impl FnMut(Point)) {
         let Some((&(first, p0), rest)) = lists.split_first() else {
             return;
         };
-        out.reserve(first.len());
         for &o in first {
             let p = o + p0;
             if rest.iter().all(|&(l, q)| l.binary_search(&(p - q)).is_ok()) {
-                out.push(p);
+                found(p);
             }
         }
     }
@@ -213,43 +213,51 @@ impl Planner {
                 Realise::Path { .. } => 2,
             },
         };
-        let mut mandatory: Vec<(&[Point], Point)> = Vec::new();
-        let mut optional: Vec<(&[Point], Point)> = Vec::new();
-        let mut first_optional = None;
+        // The neighbours' lists: those that must be met by contact first, then the optional
+        // ones.
+        let mut lists: Vec<(&[Point], Point)> = Vec::with_capacity(step.earlier.len());
         for &(nb, e) in &step.earlier {
-            match kind(e) {
-                0 => mandatory.push(self.offsets(st, s, nb, e)),
-                1 => {
-                    first_optional.get_or_insert((nb, e));
-                    optional.push(self.offsets(st, s, nb, e));
-                }
-                _ => {}
+            if kind(e) == 0 {
+                lists.push(self.offsets(st, s, nb, e));
             }
         }
-        let mut pts: Vec<Point> = Vec::new();
-        if mandatory.is_empty() && optional.is_empty() {
+        let mandatory = lists.len();
+        let mut first_optional = None;
+        for &(nb, e) in &step.earlier {
+            if kind(e) == 1 {
+                first_optional.get_or_insert((nb, e));
+                lists.push(self.offsets(st, s, nb, e));
+            }
+        }
+        if lists.is_empty() {
             // Only corridor links: stand off from the first neighbour's contact positions.
+            let mut pts: Vec<Point> = Vec::new();
             self.standoff(st, s, step.earlier[0], &mut pts);
             fallback.extend(pts.into_iter().map(|pos| Cand { shape: s, pos }));
             return;
         }
-        let all: Vec<(&[Point], Point)> = mandatory.iter().chain(&optional).copied().collect();
-        Self::meet(&all, &mut pts);
-        out.extend(pts.iter().map(|&pos| Cand { shape: s, pos }));
-        if optional.is_empty() {
+        let start = out.len();
+        out.reserve(lists[0].0.len());
+        Self::meet(&lists, |pos| out.push(Cand { shape: s, pos }));
+        if mandatory == lists.len() {
             return;
         }
-        let mut rest: Vec<Point> = Vec::new();
-        if mandatory.is_empty() {
+        if mandatory == 0 {
             // Contact positions with the optional neighbour failed: stand off for a corridor.
             if let Some(first) = first_optional {
+                let mut rest: Vec<Point> = Vec::new();
                 self.standoff(st, s, first, &mut rest);
+                fallback.extend(rest.into_iter().map(|pos| Cand { shape: s, pos }));
             }
         } else {
-            Self::meet(&mandatory, &mut rest);
-            rest.retain(|p| pts.binary_search(p).is_err());
+            // The contact positions are in order (the first list's), so they can be searched.
+            let met = &out[start..];
+            Self::meet(&lists[..mandatory], |pos| {
+                if met.binary_search_by_key(&pos, |c| c.pos).is_err() {
+                    fallback.push(Cand { shape: s, pos });
+                }
+            });
         }
-        fallback.extend(rest.into_iter().map(|pos| Cand { shape: s, pos }));
     }
 
     /// Positions that leave room for a corridor to one neighbour: its contact positions moved
@@ -283,5 +291,80 @@ impl Planner {
         }
         out.sort_unstable();
         out.dedup();
+    }
+}
+
+/// The candidates in order of score, those of one score in the order given (a stable sort):
+/// a counting sort where the scores span a short range, as they do (gaps to a few targets).
+fn by_score(scored: Vec<(u32, Cand)>) -> Vec<Cand> {
+    let Some(lo) = scored.iter().map(|&(s, _)| s).min() else {
+        return Vec::new();
+    };
+    let hi = scored.iter().map(|&(s, _)| s).max().unwrap_or(lo);
+    let span = (hi - lo) as usize + 1;
+    if span > 4 * scored.len() + 64 {
+        let mut scored = scored;
+        scored.sort_by_key(|&(s, _)| s);
+        return scored.into_iter().map(|(_, c)| c).collect();
+    }
+    // Where each score's run starts in the output.
+    let mut start = vec![0usize; span + 1];
+    for &(s, _) in &scored {
+        start[(s - lo) as usize + 1] += 1;
+    }
+    for k in 1..=span {
+        start[k] += start[k - 1];
+    }
+    let mut out = vec![
+        Cand {
+            shape: 0,
+            pos: Point::default()
+        };
+        scored.len()
+    ];
+    for (s, c) in scored {
+        let at = &mut start[(s - lo) as usize];
+        out[*at] = c;
+        *at += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cand, Point, by_score};
+
+    /// The counting sort gives what a stable sort by score gives, on narrow and wide spans.
+    #[test]
+    fn candidates_by_score_are_stably_sorted() {
+        let mut rng = crate::seed::stream(5, "test");
+        for case in 0..200u32 {
+            let n = (case % 37) as usize;
+            let wide = case % 3 == 0;
+            let scored: Vec<(u32, Cand)> = (0..n)
+                .map(|k| {
+                    let s = if wide {
+                        crate::seed::below(&mut rng, 1_000_000) as u32
+                    } else {
+                        100 + crate::seed::below(&mut rng, 9) as u32
+                    };
+                    let pos = Point::new(k as i32, 0);
+                    (
+                        s,
+                        Cand {
+                            shape: k as u32,
+                            pos,
+                        },
+                    )
+                })
+                .collect();
+            let mut want = scored.clone();
+            want.sort_by_key(|&(s, _)| s);
+            let got = by_score(scored);
+            assert_eq!(got.len(), want.len());
+            for (g, (_, w)) in got.iter().zip(&want) {
+                assert_eq!((g.shape, g.pos), (w.shape, w.pos), "case {case}");
+            }
+        }
     }
 }

@@ -6,8 +6,6 @@
 //! `turns` (a part's layout turned whole), `assemble` (the parts fitted together), `anneal` (the
 //! fallback), `ears` (which run of rooms closes round what is placed).
 
-use std::collections::HashMap;
-
 use std::sync::Arc;
 
 use rand::Rng;

@@ -632,6 +632,12 @@ impl Planner {
             })
             .collect();
         let mut steps = Vec::with_capacity(order.len());
+        let mut marks = TargetMarks {
+            seen: vec![0; n],
+            best_at: vec![0; n],
+            best: vec![(0, 0); n],
+            found: Vec::new(),
+        };
         for (i, &r) in order.iter().enumerate() {
             let mut earlier: Vec<(usize, Edge)> = vadj[r]
                 .iter()
@@ -649,7 +655,7 @@ impl Planner {
             if i > 0 && earlier.is_empty() {
                 return Err(LayoutError::NoPlacedNeighbour { room: name(r) });
             }
-            let far = self.future_targets(vadj, &pos, &span, r, i);
+            let far = self.future_targets(vadj, &pos, &span, r, i, &mut marks);
             steps.push(Step {
                 room: r,
                 earlier,
@@ -678,6 +684,7 @@ impl Planner {
         span: &[u32],
         r: usize,
         i: usize,
+        marks: &mut TargetMarks,
     ) -> Vec<(usize, u32, u32)> {
         let edge_reach = |e: Edge| match e {
             Edge::Link(l) => self.problem.links[l]
@@ -686,8 +693,16 @@ impl Planner {
                 .map_or(0, |b| b.1),
             Edge::Via(k) => span[k],
         };
-        let mut best: HashMap<usize, (u32, u32)> = HashMap::new();
-        let mut seen: HashMap<usize, u32> = HashMap::new();
+        // Marks stamped with the step (each step asks once): rooms seen, and the best
+        // (reach, hops) found so far for each placed room reached.
+        let stamp = i + 1;
+        let TargetMarks {
+            seen,
+            best_at,
+            best,
+            found,
+        } = marks;
+        found.clear();
         // (reach so far, hops, room)
         let mut heap = std::collections::BinaryHeap::new();
         for &(u, e) in &vadj[r] {
@@ -696,31 +711,43 @@ impl Planner {
             }
         }
         while let Some(std::cmp::Reverse((reach, hops, u))) = heap.pop() {
-            if seen.contains_key(&u) {
+            if seen[u] == stamp {
                 continue;
             }
-            seen.insert(u, reach);
+            seen[u] = stamp;
             for &(w, e) in &vadj[u] {
                 if w == r {
                     continue;
                 }
                 let total = reach + edge_reach(e);
                 if pos[w] < i {
-                    let entry = best.entry(w).or_insert((u32::MAX, u32::MAX));
+                    if best_at[w] != stamp {
+                        best_at[w] = stamp;
+                        best[w] = (u32::MAX, u32::MAX);
+                        found.push(w);
+                    }
+                    let entry = &mut best[w];
                     entry.0 = entry.0.min(total);
                     entry.1 = entry.1.min(hops);
-                } else if pos[w] > i && hops < 8 && !seen.contains_key(&w) {
+                } else if pos[w] > i && hops < 8 && seen[w] != stamp {
                     heap.push(std::cmp::Reverse((total + span[w], hops + 1, w)));
                 }
             }
         }
-        let mut out: Vec<(usize, u32, u32)> = best
-            .into_iter()
-            .map(|(t, (reach, hops))| (t, reach, hops))
-            .collect();
+        let mut out: Vec<(usize, u32, u32)> =
+            found.iter().map(|&t| (t, best[t].0, best[t].1)).collect();
         out.sort_unstable();
         out
     }
+}
+
+/// Scratch for [`Planner::future_targets`], one slot per room, stamped with the step that set
+/// it (so it is not cleared between steps).
+pub(super) struct TargetMarks {
+    seen: Vec<usize>,
+    best_at: Vec<usize>,
+    best: Vec<(u32, u32)>,
+    found: Vec<usize>,
 }
 
 /// How many unplaced rooms reach the placed part only through one unplaced room of

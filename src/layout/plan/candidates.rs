@@ -186,10 +186,34 @@ impl Planner {
         let Some((&(first, p0), rest)) = lists.split_first() else {
             return;
         };
-        for &o in first {
-            let p = o + p0;
-            if rest.iter().all(|&(l, q)| l.binary_search(&(p - q)).is_ok()) {
-                found(p);
+        match rest {
+            [] => first.iter().for_each(|&o| found(o + p0)),
+            // One other list of a size like the first's (the usual case: a room closing a
+            // loop between two neighbours): both are sorted, and moving a list keeps its
+            // order, so the two are walked side by side.
+            [(other, q)] if other.len() <= 8 * first.len() => {
+                let shift = p0 - *q;
+                let mut k = 0;
+                for &o in first {
+                    let want = o + shift;
+                    while k < other.len() && other[k] < want {
+                        k += 1;
+                    }
+                    if k == other.len() {
+                        break;
+                    }
+                    if other[k] == want {
+                        found(o + p0);
+                    }
+                }
+            }
+            _ => {
+                for &o in first {
+                    let p = o + p0;
+                    if rest.iter().all(|&(l, q)| l.binary_search(&(p - q)).is_ok()) {
+                        found(p);
+                    }
+                }
             }
         }
     }
@@ -333,6 +357,48 @@ fn by_score(scored: Vec<(u32, Cand)>) -> Vec<Cand> {
 #[cfg(test)]
 mod tests {
     use super::{Cand, Point, by_score};
+    use crate::layout::plan::Planner;
+
+    /// Meeting lists (walked side by side or searched) gives the positions of the first list
+    /// that every other list holds, in the first list's order, as a brute-force check does.
+    #[test]
+    fn met_positions_are_those_in_every_list() {
+        let mut rng = crate::seed::stream(9, "test");
+        let mut list = |n: u64| {
+            let mut v: Vec<Point> = (0..crate::seed::below(&mut rng, n))
+                .map(|_| {
+                    Point::new(
+                        crate::seed::below(&mut rng, 9) as i32 - 4,
+                        crate::seed::below(&mut rng, 9) as i32 - 4,
+                    )
+                })
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        for case in 0..300u64 {
+            let lists: Vec<(Vec<Point>, Point)> = (0..1 + case % 4)
+                .map(|k| {
+                    let n = if k == 1 && case % 5 == 0 { 3 } else { 60 };
+                    (
+                        list(n),
+                        Point::new((case % 3) as i32 - 1, (case % 2) as i32),
+                    )
+                })
+                .collect();
+            let refs: Vec<(&[Point], Point)> = lists.iter().map(|(l, p)| (&l[..], *p)).collect();
+            let mut got = Vec::new();
+            Planner::meet(&refs, |p| got.push(p));
+            let want: Vec<Point> = lists[0]
+                .0
+                .iter()
+                .map(|&o| o + lists[0].1)
+                .filter(|&p| lists[1..].iter().all(|(l, q)| l.contains(&(p - *q))))
+                .collect();
+            assert_eq!(got, want, "case {case}");
+        }
+    }
 
     /// The counting sort gives what a stable sort by score gives, on narrow and wide spans.
     #[test]

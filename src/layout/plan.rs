@@ -151,8 +151,10 @@ struct Sequence {
     done: Vec<bool>,
     /// Per room that closes an ear: placed rooms the ear must leave outside.
     keep_out: Vec<Vec<usize>>,
-    /// Per room: the loop it was placed in, for error messages.
-    labels: Vec<String>,
+    /// Per room: the loop it was placed in (an index into `loops`), for error messages.
+    labels: Vec<u32>,
+    /// The rooms of each loop that rooms were placed in.
+    loops: Vec<Vec<usize>>,
     /// What the ears shut in: rooms later rooms must reach (a lot each), rooms shut in by
     /// ears without a link that may become a corridor (much each), rooms hanging off the
     /// rooms shut in; then the rooms shut in.
@@ -176,7 +178,10 @@ pub struct Planner {
     steps: Vec<Step>,
     /// The step that places each room (corridor rooms: the step of their second room).
     step_of: Vec<usize>,
-    composite_of: Vec<String>,
+    /// Per room: the loop it was placed in, an index into `loops` (`u32::MAX`: none).
+    composite_of: Vec<u32>,
+    /// The rooms of each loop named in `composite_of` (for error messages).
+    loops: Vec<Vec<usize>>,
     /// The longest side of any shape: how far a placement can reach to block a neighbour.
     span: i32,
     /// A big level ([`BIG`] rooms or more): worth the forward check and resumed attempts,
@@ -430,7 +435,8 @@ impl Planner {
             compounds: Dense::new(0, 0),
             steps: Vec::new(),
             step_of: Vec::new(),
-            composite_of: vec![String::new(); n],
+            composite_of: vec![u32::MAX; n],
+            loops: Vec::new(),
             span: 0,
             big: n >= BIG,
             parts: None,

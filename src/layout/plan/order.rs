@@ -4,6 +4,19 @@
 use super::*;
 
 impl Planner {
+    /// The loop room `r` was placed in, as error messages name it (" in the loop of `a`, `b`,
+    /// ..."; empty for a room on no loop).
+    pub(super) fn composite_label(&self, r: usize) -> String {
+        let Some(rooms) = self.loops.get(self.composite_of[r] as usize) else {
+            return String::new();
+        };
+        let names: Vec<String> = rooms
+            .iter()
+            .map(|&q| format!("`{}`", self.problem.rooms[q].name))
+            .collect();
+        format!(" in the loop of {}", names.join(", "))
+    }
+
     /// The room order, one step per line (for diagnosing hard problems).
     #[doc(hidden)]
     pub fn debug_order(&self) -> String {
@@ -105,8 +118,8 @@ impl Planner {
         first: Option<usize>,
     ) -> Sequence {
         let n = vadj.len();
-        let name = |r: usize| self.problem.rooms[r].name.clone();
-        let mut labels = vec![String::new(); n];
+        let mut labels = vec![u32::MAX; n];
+        let mut loops: Vec<Vec<usize>> = Vec::new();
         let mut shut = (0u64, 0u64);
         let relaxable = |u: usize, v: usize| {
             vadj[u].iter().any(|&(w, e)| {
@@ -142,18 +155,16 @@ impl Planner {
                 if let Some(next) = ears::choose(vadj, &done, &cost, &mut outline, &relaxable) {
                     let (a, ear, b) = (next.a, next.run, next.b);
                     shut = (shut.0 + next.shut.0, shut.1 + next.shut.1);
-                    let label = format!(
-                        " in the loop of {}",
+                    let label = loops.len() as u32;
+                    loops.push(
                         std::iter::once(a)
                             .chain(ear.iter().copied())
                             .chain([b])
-                            .map(|r| format!("`{}`", name(r)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                            .collect(),
                     );
                     for &r in &ear {
-                        if labels[r].is_empty() {
-                            labels[r] = label.clone();
+                        if labels[r] == u32::MAX {
+                            labels[r] = label;
                         }
                     }
                     for r in next.inside_first {
@@ -234,16 +245,11 @@ impl Planner {
             used[ci] = true;
             let cyc = cycles[ci].clone();
             let m = cyc.len();
-            let label = format!(
-                " in the loop of {}",
-                cyc.iter()
-                    .map(|&r| format!("`{}`", name(r)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+            let label = loops.len() as u32;
+            loops.push(cyc.clone());
             for &r in &cyc {
-                if !done[r] && labels[r].is_empty() {
-                    labels[r] = label.clone();
+                if !done[r] && labels[r] == u32::MAX {
+                    labels[r] = label;
                 }
             }
             if order.is_empty() {
@@ -289,6 +295,7 @@ impl Planner {
             done,
             keep_out,
             labels,
+            loops,
             shut,
         }
     }
@@ -318,6 +325,7 @@ impl Planner {
             let mut seen_sets: std::collections::HashSet<Vec<usize>> = Default::default();
             let mut prev = vec![usize::MAX; n];
             let mut stamp = vec![usize::MAX; n];
+            let mut queue = std::collections::VecDeque::new();
             for &u in &real {
                 for (ei, &(v, edge)) in vadj[u].iter().enumerate() {
                     if v < u {
@@ -327,7 +335,8 @@ impl Planner {
                     let tag = u * n + ei;
                     stamp[v] = tag;
                     prev[v] = usize::MAX;
-                    let mut queue = std::collections::VecDeque::from([v]);
+                    queue.clear();
+                    queue.push_back(v);
                     let mut found = false;
                     'bfs: while let Some(x) = queue.pop_front() {
                         for (ej, &(y, _)) in vadj[x].iter().enumerate() {
@@ -382,9 +391,11 @@ impl Planner {
             mut done,
             keep_out,
             labels,
+            loops,
             ..
         } = seq;
         self.composite_of = labels;
+        self.loops = loops;
         let push = |r: usize, order: &mut Vec<usize>, done: &mut Vec<bool>| {
             if !done[r] {
                 done[r] = true;

@@ -303,7 +303,7 @@ impl Planner {
         Err(LayoutError::NoLayout {
             attempts: attempt,
             room: self.problem.rooms[worst].name.clone(),
-            composite: self.composite_of[worst].clone(),
+            composite: self.composite_label(worst),
             failures: failures[worst],
             constraint,
         })

@@ -362,7 +362,8 @@ impl Mask {
         if w <= 0 || h <= 0 {
             return Err(OutlineProblem::SelfIntersecting);
         }
-        // Crossing number per row over the vertical edges, taken left to right.
+        // Crossing number per row over the vertical edges, taken left to right: each row is a
+        // list of runs of inside cells (touching runs merged).
         let mut bits = vec![false; (w * h) as usize];
         let n = pts.len();
         let mut verticals: Vec<(i32, i32, i32)> = (0..n)
@@ -372,19 +373,37 @@ impl Mask {
             })
             .collect();
         verticals.sort_unstable();
+        // Cell edges between inside and outside, counted from the runs: two per run along a
+        // row (the box's sides included), and between each pair of rows (the bottom and top
+        // included) the cells inside one of the two rows but not the other.
+        let mut edges = 0i64;
+        let mut area = 0u32;
+        let mut below: Vec<(i32, i32)> = Vec::new();
+        let mut row_runs: Vec<(i32, i32)> = Vec::new();
         for y in 0..h {
-            let row = &mut bits[(y * w) as usize..((y + 1) * w) as usize];
+            row_runs.clear();
             let mut open: Option<i32> = None;
             for &(x, lo, hi) in &verticals {
                 if lo <= y && y < hi {
                     match open.take() {
                         None => open = Some(x),
-                        Some(a) => row[a as usize..x as usize].fill(true),
+                        Some(a) if a < x => match row_runs.last_mut() {
+                            Some(last) if last.1 == a => last.1 = x,
+                            _ => row_runs.push((a, x)),
+                        },
+                        Some(_) => {}
                     }
                 }
             }
+            let row = &mut bits[(y * w) as usize..((y + 1) * w) as usize];
+            for &(a, b) in &row_runs {
+                row[a as usize..b as usize].fill(true);
+                area += (b - a) as u32;
+            }
+            edges += 2 * row_runs.len() as i64 + symmetric_difference(&row_runs, &below);
+            std::mem::swap(&mut below, &mut row_runs);
         }
-        let area = bits.iter().filter(|b| **b).count() as u32;
+        edges += below.iter().map(|&(a, b)| i64::from(b - a)).sum::<i64>();
         // Shoelace area must match the cells, and the boundary length must match the count of
         // cell edges between inside and outside; both fail for self-touching outlines.
         let mut twice = 0i64;
@@ -394,19 +413,6 @@ impl Mask {
             twice += p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64;
             perimeter += p.manhattan(q) as i64;
         }
-        // Cell edges between inside and outside: along each row (the box's sides included),
-        // and between each pair of rows (the bottom and top included).
-        let wu = w as usize;
-        let mut edges = 0usize;
-        let outside = vec![false; wu];
-        let mut below: &[bool] = &outside;
-        for row in bits.chunks_exact(wu).chain(std::iter::once(&outside[..])) {
-            edges += usize::from(row[0]) + usize::from(row[wu - 1]);
-            edges += row.windows(2).filter(|p| p[0] != p[1]).count();
-            edges += row.iter().zip(below).filter(|(a, b)| a != b).count();
-            below = row;
-        }
-        let edges = edges as i64;
         if twice.abs() != 2 * area as i64 || edges != perimeter {
             return Err(OutlineProblem::SelfIntersecting);
         }
@@ -480,6 +486,25 @@ impl Point {
     pub(crate) fn min_each(self, o: Point) -> Point {
         Point::new(self.x.min(o.x), self.y.min(o.y))
     }
+}
+
+/// How many cells lie in one of two lists of runs (sorted, disjoint, half-open) but not the
+/// other.
+fn symmetric_difference(a: &[(i32, i32)], b: &[(i32, i32)]) -> i64 {
+    let len = |l: &[(i32, i32)]| l.iter().map(|&(x, y)| i64::from(y - x)).sum::<i64>();
+    let (mut i, mut j, mut both) = (0, 0, 0i64);
+    while i < a.len() && j < b.len() {
+        let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if lo < hi {
+            both += i64::from(hi - lo);
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    len(a) + len(b) - 2 * both
 }
 
 /// The lower-left corner of the box around some points.
@@ -711,6 +736,94 @@ mod tests {
             (1, 0),
         ]);
         assert!(Mask::from_outline(&bow).is_err());
+    }
+
+    /// The run-based count of cells and cell edges in [`Mask::from_outline`] agrees with a
+    /// cell-by-cell count on random closed rectilinear outlines, crossing and touching
+    /// themselves included: an outline is accepted exactly when its shoelace area matches the
+    /// cells inside by ray cast and its length matches the edges between inside and outside.
+    #[test]
+    fn outline_checks_match_a_cell_by_cell_count() {
+        let mut rng = crate::seed::stream(7, "outline counts");
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..2000 {
+            // Alternate horizontal and vertical moves between random coordinates.
+            let k = 2 + crate::seed::index(&mut rng, 4);
+            let xs: Vec<i32> = (0..k)
+                .map(|_| crate::seed::index(&mut rng, 7) as i32)
+                .collect();
+            let ys: Vec<i32> = (0..k)
+                .map(|_| crate::seed::index(&mut rng, 7) as i32)
+                .collect();
+            let mut outline = Vec::new();
+            for i in 0..k {
+                outline.push(Point::new(xs[i], ys[i]));
+                outline.push(Point::new(xs[(i + 1) % k], ys[i]));
+            }
+            let m = min_corner(&outline);
+            let outline: Vec<Point> = outline.iter().map(|&p| p - m).collect();
+            let Ok(simple) = simplify(&outline) else {
+                assert!(Mask::from_outline(&outline).is_err());
+                continue;
+            };
+            let n = simple.len();
+            let (w, h) = simple
+                .iter()
+                .fold((0, 0), |(w, h), p| (w.max(p.x), h.max(p.y)));
+            let inside = |x: i32, y: i32| {
+                let (cx, cy) = (x as f64 + 0.5, y as f64 + 0.5);
+                x >= 0
+                    && y >= 0
+                    && (0..n)
+                        .filter(|&i| {
+                            let (p, q) = (simple[i], simple[(i + 1) % n]);
+                            p.x == q.x
+                                && (p.x as f64) > cx
+                                && (p.y.min(q.y) as f64) < cy
+                                && cy < p.y.max(q.y) as f64
+                        })
+                        .count()
+                        % 2
+                        == 1
+            };
+            let (mut area, mut edges) = (0i64, 0i64);
+            for y in -1..=h {
+                for x in -1..=w {
+                    let here = inside(x, y);
+                    area += i64::from(here);
+                    edges += i64::from(here != inside(x + 1, y));
+                    edges += i64::from(here != inside(x, y + 1));
+                }
+            }
+            let twice: i64 = (0..n)
+                .map(|i| {
+                    let (p, q) = (simple[i], simple[(i + 1) % n]);
+                    p.x as i64 * q.y as i64 - q.x as i64 * p.y as i64
+                })
+                .sum();
+            let length: i64 = (0..n)
+                .map(|i| simple[i].manhattan(simple[(i + 1) % n]) as i64)
+                .sum();
+            let good = w > 0 && h > 0 && twice.abs() == 2 * area && edges == length;
+            match Mask::from_outline(&outline) {
+                Ok(mask) => {
+                    assert!(good, "{outline:?} accepted");
+                    assert_eq!(mask.area as i64, area, "{outline:?}");
+                    for y in 0..h {
+                        for x in 0..w {
+                            assert_eq!(mask.inside(x, y), inside(x, y), "{outline:?}");
+                        }
+                    }
+                    accepted += 1;
+                }
+                Err(_) => {
+                    assert!(!good, "{outline:?} refused");
+                    refused += 1;
+                }
+            }
+        }
+        // Both verdicts are exercised.
+        assert!(accepted > 100 && refused > 100, "{accepted} {refused}");
     }
 
     #[test]

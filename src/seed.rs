@@ -162,7 +162,16 @@ mod tests {
                 }
             }
         }
-        let bounds = [1, 2, 3, 7, 1000, u64::MAX / 2 + 1, u64::MAX / 3 * 2, u64::MAX];
+        let bounds = [
+            1,
+            2,
+            3,
+            7,
+            1000,
+            u64::MAX / 2 + 1,
+            u64::MAX / 3 * 2,
+            u64::MAX,
+        ];
         let (mut a, mut b) = (stream(9, "below"), stream(9, "below"));
         for _ in 0..2000 {
             for &n in &bounds {

@@ -95,13 +95,43 @@ pub(crate) fn route(
             pairs.push((m + penalty, i, j));
         }
     }
+    // The six closest (the entries are distinct), in order; big rooms have thousands of
+    // door pairs, so they are picked before sorting.
+    if pairs.len() > 6 {
+        pairs.select_nth_unstable(5);
+        pairs.truncate(6);
+    }
     pairs.sort_unstable();
-    // Try the closest few distinct pairs.
-    for &(_, i, j) in pairs.iter().take(6) {
+    let outside = |(i, j): (usize, usize)| {
         let (da, db) = (&shape_a.doors[i], &shape_b.doors[j]);
-        let oa = outside_cell(da.a + pa, da.b + pa, da.facing);
-        let ob = outside_cell(db.a + pb, db.b + pb, db.facing);
-        let Some(cells) = search(occ, oa, da.facing, ob, db.facing, hi) else {
+        (
+            outside_cell(da.a + pa, da.b + pa, da.facing),
+            outside_cell(db.a + pb, db.b + pb, db.facing),
+        )
+    };
+    // One window of what is solid serves every pair tried: the box round all their search
+    // windows, read from `occ` when the first search needs it.
+    let mut window: Option<Window> = None;
+    let union = pairs
+        .iter()
+        .map(|&(_, i, j)| search_box(outside((i, j))))
+        .reduce(|(a, b), (c, d)| (a.min_each(c), b.max_each(d)));
+    // Try the closest few distinct pairs.
+    for &(_, i, j) in &pairs {
+        let (da, db) = (&shape_a.doors[i], &shape_b.doors[j]);
+        let (oa, ob) = outside((i, j));
+        let Some(cells) = search(
+            || {
+                let (min, max) = union.expect("a pair is tried");
+                Window::new(occ, min, max)
+            },
+            &mut window,
+            oa,
+            da.facing,
+            ob,
+            db.facing,
+            hi,
+        ) else {
             continue;
         };
         let len = cells.len() as u32;
@@ -150,9 +180,75 @@ pub(crate) fn route(
     None
 }
 
-/// A* from the cell outside one door to the cell outside the other.
+/// The search window of a corridor between two cells: the box round them, `PAD` cells
+/// more on each side (lower corner included, upper excluded).
+fn search_box((a, b): (Point, Point)) -> (Point, Point) {
+    (
+        Point::new(a.x.min(b.x) - PAD, a.y.min(b.y) - PAD),
+        Point::new(a.x.max(b.x) + PAD + 1, a.y.max(b.y) + PAD + 1),
+    )
+}
+
+/// The solid cells of a window, and the cells with a solid cell among their eight
+/// neighbours or themselves (where no corridor cell may go).
+struct Window {
+    min: Point,
+    max: Point,
+    width: i32,
+    solid: Vec<bool>,
+    near: Vec<bool>,
+}
+
+impl Window {
+    fn new(occ: &impl Occupancy, min: Point, max: Point) -> Window {
+        let w = max.x - min.x;
+        let solid = occ.solid_window(min, max);
+        // Spread each solid cell over its row neighbours, then over the rows above and
+        // below.
+        // (Slices zipped with themselves shifted by one, which the compiler turns into wide
+        // byte operations.)
+        let wu = w as usize;
+        let mut across = solid.clone();
+        for (out, row) in across.chunks_exact_mut(wu).zip(solid.chunks_exact(wu)) {
+            for (o, &s) in out[1..].iter_mut().zip(&row[..wu - 1]) {
+                *o |= s;
+            }
+            for (o, &s) in out[..wu - 1].iter_mut().zip(&row[1..]) {
+                *o |= s;
+            }
+        }
+        let mut near = across.clone();
+        let rows = across.len();
+        for (o, &s) in near[wu..].iter_mut().zip(&across[..rows - wu]) {
+            *o |= s;
+        }
+        for (o, &s) in near[..rows - wu].iter_mut().zip(&across[wu..]) {
+            *o |= s;
+        }
+        Window {
+            min,
+            max,
+            width: w,
+            solid,
+            near,
+        }
+    }
+
+    fn at(&self, p: Point) -> usize {
+        ((p.y - self.min.y) * self.width + (p.x - self.min.x)) as usize
+    }
+
+    fn holds(&self, p: Point) -> bool {
+        p.x >= self.min.x && p.y >= self.min.y && p.x < self.max.x && p.y < self.max.y
+    }
+}
+
+/// A* from the cell outside one door to the cell outside the other, within the pair's search
+/// window (`search_box`; cells outside it count as solid), on the solid cells of `window`
+/// (made by `make` when first needed; it must cover the pair's search window).
 fn search(
-    occ: &impl Occupancy,
+    make: impl FnOnce() -> Window,
+    window: &mut Option<Window>,
     oa: Point,
     fa: Dir,
     ob: Point,
@@ -162,59 +258,64 @@ fn search(
     if oa == ob {
         return Some(vec![oa]);
     }
-    let min = Point::new(oa.x.min(ob.x) - PAD, oa.y.min(ob.y) - PAD);
-    let max = Point::new(oa.x.max(ob.x) + PAD + 1, oa.y.max(ob.y) + PAD + 1);
+    let (min, max) = search_box((oa, ob));
     let (w, h) = (max.x - min.x, max.y - min.y);
-    let solid = occ.solid_window(min, max);
+    let win: &Window = window.get_or_insert_with(make);
+    debug_assert!(win.holds(min) && win.holds(max - Point::new(1, 1)));
     let solid_at = |p: Point| -> bool {
-        p.x < min.x
-            || p.y < min.y
-            || p.x >= max.x
-            || p.y >= max.y
-            || solid[((p.y - min.y) * w + (p.x - min.x)) as usize]
+        p.x < min.x || p.y < min.y || p.x >= max.x || p.y >= max.y || win.solid[win.at(p)]
     };
     if solid_at(oa) || solid_at(ob) {
         return None;
     }
+    // Clear: the cell and its eight neighbours inside the pair's window and not solid.
     let clear = |p: Point| -> bool {
-        (-1..=1).all(|dy| (-1..=1).all(|dx| !solid_at(Point::new(p.x + dx, p.y + dy))))
+        p.x > min.x && p.y > min.y && p.x < max.x - 1 && p.y < max.y - 1 && !win.near[win.at(p)]
     };
     let a1 = oa + fa.step();
     let b1 = ob + fb.step();
     if (a1 != ob && !clear(a1)) || (b1 != oa && !clear(b1)) {
         return None;
     }
+    // A breadth-first search over the same moves first: where the other door cannot be
+    // reached, or only by more than `hi` cells, A* would search the whole window to find
+    // nothing, or find a path too long (its path has at least as many cells as the
+    // shortest).
+    if !reachable_within(oa, a1, ob, b1, hi, (min, max), &clear) {
+        return None;
+    }
     let dirs = Dir::ALL;
     let start = (oa, 4u8);
     let mut expansions = 0u32;
     let limit = (w * h * 4) as u32;
+    type Next = Option<((Point, u8), u32)>;
     let result = astar(
         &start,
         |&(p, d)| {
             expansions += 1;
-            let mut out: Vec<((Point, u8), u32)> = Vec::with_capacity(4);
+            let mut out: [Next; 4] = [None; 4];
             if expansions > limit {
-                return out;
+                return out.into_iter().flatten();
             }
             if p == oa {
                 let next = a1;
                 if next == ob || clear(next) {
-                    out.push(((next, fa as u8), 2));
+                    out[0] = Some(((next, fa as u8), 2));
                 }
-                return out;
+                return out.into_iter().flatten();
             }
             for (k, dir) in dirs.iter().enumerate() {
                 let q = p + dir.step();
                 let turn = u32::from(d != 4 && d != k as u8);
                 if q == ob {
                     if p == b1 {
-                        out.push(((q, k as u8), 2 + turn));
+                        out[k] = Some(((q, k as u8), 2 + turn));
                     }
                 } else if q != oa && clear(q) {
-                    out.push(((q, k as u8), 2 + turn));
+                    out[k] = Some(((q, k as u8), 2 + turn));
                 }
             }
-            out
+            out.into_iter().flatten()
         },
         |&(p, _)| 2 * p.manhattan(ob),
         |&(p, _)| p == ob,
@@ -224,4 +325,179 @@ fn search(
         return None;
     }
     Some(cells)
+}
+
+/// Whether a corridor of at most `hi` cells leads from `oa` to `ob` with A*'s moves: out of
+/// `oa` only to `a1`, into `ob` only from `b1`, elsewhere to any clear neighbour other than
+/// `oa`, all within the window `(min, max)`.
+fn reachable_within(
+    oa: Point,
+    a1: Point,
+    ob: Point,
+    b1: Point,
+    hi: u32,
+    (min, max): (Point, Point),
+    clear: &impl Fn(Point) -> bool,
+) -> bool {
+    if a1 == ob {
+        return hi >= 2;
+    }
+    let w = max.x - min.x;
+    let at = |p: Point| ((p.y - min.y) * w + (p.x - min.x)) as usize;
+    let mut seen = vec![false; (w * (max.y - min.y)) as usize];
+    seen[at(oa)] = true;
+    seen[at(a1)] = true;
+    // Cells in order of distance from `oa`; `a1` is two cells into the corridor.
+    let mut layer = vec![a1];
+    let mut next = Vec::new();
+    let mut cells = 2;
+    while !layer.is_empty() && cells < hi {
+        for &p in &layer {
+            for dir in Dir::ALL {
+                let q = p + dir.step();
+                if q == ob {
+                    if p == b1 {
+                        return true;
+                    }
+                } else if q != oa && clear(q) && !seen[at(q)] {
+                    seen[at(q)] = true;
+                    next.push(q);
+                }
+            }
+        }
+        std::mem::swap(&mut layer, &mut next);
+        next.clear();
+        cells += 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Solid cells given as a set.
+    struct Cells(HashSet<Point>);
+
+    impl Occupancy for Cells {
+        fn room_at(&self, p: Point) -> bool {
+            self.0.contains(&p)
+        }
+        fn solid_window(&self, min: Point, max: Point) -> Vec<bool> {
+            let mut out = Vec::new();
+            for y in min.y..max.y {
+                for x in min.x..max.x {
+                    out.push(self.0.contains(&Point::new(x, y)));
+                }
+            }
+            out
+        }
+    }
+
+    /// The breadth-first check and the corridor search agree with a plain breadth-first
+    /// search (the `pathfinding` crate's) over the same moves, written out cell by cell: a
+    /// corridor is found only where one of at most `hi` cells exists, the check says so
+    /// exactly then, and a found corridor is a path of clear cells between the two doors.
+    #[test]
+    fn corridor_search_matches_a_plain_breadth_first_search() {
+        let mut rng = crate::seed::stream(11, "corridor search");
+        let mut below = |n: usize| crate::seed::index(&mut rng, n) as i32;
+        let (mut found, mut refused) = (0, 0);
+        for _ in 0..3000 {
+            let density = 1 + below(6);
+            let mut solid = HashSet::new();
+            for y in -12..24 {
+                for x in -12..24 {
+                    if below(40) < density {
+                        solid.insert(Point::new(x, y));
+                    }
+                }
+            }
+            let oa = Point::new(below(12), below(12));
+            let ob = Point::new(below(12), below(12));
+            let (fa, fb) = (Dir::ALL[below(4) as usize], Dir::ALL[below(4) as usize]);
+            let hi = 1 + below(30) as u32;
+            solid.remove(&oa);
+            solid.remove(&ob);
+            let occ = Cells(solid);
+            let (min, max) = search_box((oa, ob));
+            let solid_at = |p: Point| {
+                p.x < min.x || p.y < min.y || p.x >= max.x || p.y >= max.y || occ.0.contains(&p)
+            };
+            let clear = |p: Point| {
+                (-1..=1).all(|dy| (-1..=1).all(|dx| !solid_at(Point::new(p.x + dx, p.y + dy))))
+            };
+            let (a1, b1) = (oa + fa.step(), ob + fb.step());
+            // The reference: shortest path in cells under the router's moves, or none.
+            let shortest = if oa == ob {
+                Some(1)
+            } else if (a1 != ob && !clear(a1)) || (b1 != oa && !clear(b1)) {
+                None
+            } else {
+                pathfinding::directed::bfs::bfs(
+                    &oa,
+                    |&p| -> Vec<Point> {
+                        if p == oa {
+                            return if a1 == ob || clear(a1) {
+                                vec![a1]
+                            } else {
+                                vec![]
+                            };
+                        }
+                        Dir::ALL
+                            .iter()
+                            .map(|d| p + d.step())
+                            .filter(|&q| {
+                                if q == ob {
+                                    p == b1
+                                } else {
+                                    q != oa && clear(q)
+                                }
+                            })
+                            .collect()
+                    },
+                    |&p| p == ob,
+                )
+                .map(|path| path.len() as u32)
+            };
+            let within = shortest.is_some_and(|n| n <= hi);
+            if oa != ob && a1 != oa && clear(a1) && (b1 == oa || clear(b1)) {
+                assert_eq!(
+                    reachable_within(oa, a1, ob, b1, hi, (min, max), &clear),
+                    within,
+                    "{oa:?} {fa:?} {ob:?} {fb:?} hi {hi}"
+                );
+            }
+            let mut window = None;
+            let got = search(
+                || Window::new(&occ, min, max),
+                &mut window,
+                oa,
+                fa,
+                ob,
+                fb,
+                hi,
+            );
+            match got {
+                Some(cells) => {
+                    found += 1;
+                    assert!(within, "{oa:?} {ob:?}: a corridor where none fits");
+                    let n = cells.len() as u32;
+                    assert!(shortest.unwrap() <= n && n <= hi);
+                    assert_eq!((cells[0], cells[cells.len() - 1]), (oa, ob));
+                    for pair in cells.windows(2) {
+                        assert_eq!(pair[0].manhattan(pair[1]), 1);
+                    }
+                    for &c in cells.iter().skip(1).take(cells.len().saturating_sub(2)) {
+                        assert!(c == a1 || c == b1 || clear(c), "{c:?} not clear");
+                    }
+                }
+                None => {
+                    refused += 1;
+                }
+            }
+        }
+        assert!(found > 400 && refused > 400, "{found} {refused}");
+    }
 }

@@ -440,27 +440,30 @@ impl corridor::Occupancy for Placed<'_> {
         let mut solid = vec![false; (w * h) as usize];
         let env = AABB::from_corners([min.x, min.y], [max.x - 1, max.y - 1]);
         let nrooms = st.placed.len() as u32;
-        let mut mark = |p: Point| {
-            if p.x >= min.x && p.y >= min.y && p.x < max.x && p.y < max.y {
-                solid[((p.y - min.y) * w + (p.x - min.x)) as usize] = true;
-            }
-        };
+        let at = |x: i32, y: i32| ((y - min.y) * w + (x - min.x)) as usize;
         for e in st.index.locate_in_envelope_intersecting(env) {
             if e.data < nrooms {
                 let Some((s, q)) = st.placed[e.data as usize] else {
                     continue;
                 };
                 let m = &self.planner.shape(s).mask;
+                let (x0, x1) = (q.x.max(min.x), (q.x + m.width).min(max.x));
                 for y in q.y.max(min.y)..(q.y + m.height).min(max.y) {
-                    for x in q.x.max(min.x)..(q.x + m.width).min(max.x) {
-                        if m.inside(x - q.x, y - q.y) {
-                            mark(Point::new(x, y));
+                    let row = &mut solid[at(x0, y)..at(x1, y)];
+                    if m.is_rect {
+                        row.fill(true);
+                    } else {
+                        let from = ((y - q.y) * m.width + (x0 - q.x)) as usize;
+                        for (cell, &inside) in row.iter_mut().zip(&m.bits[from..]) {
+                            *cell |= inside;
                         }
                     }
                 }
             } else {
                 for &c in &st.corridors[(e.data - nrooms) as usize].cells {
-                    mark(c);
+                    if c.x >= min.x && c.y >= min.y && c.x < max.x && c.y < max.y {
+                        solid[at(c.x, c.y)] = true;
+                    }
                 }
             }
         }

@@ -194,12 +194,7 @@ impl Planner {
                         why: &mut [Option<LayoutError>]| {
             pieces[k] = None;
             let have = pool.pieces[k].len();
-            // A part whose searches failed LAYOUTS_PER_PART times for each layout it has is
-            // not searched again: its layouts are used in turn (with none, it has none). A
-            // failed search is costly (with no layout yet it runs every fallback: seconds on a
-            // big part), and the fitting may ask a part for new layouts thousands of times.
-            let searched_out = pool.failed[k] >= LAYOUTS_PER_PART * (pool.made[k] + 1);
-            if have < POOL && pool.cursor[k] >= have && !searched_out {
+            if have < POOL && pool.cursor[k] >= have {
                 let sub = &parts[k].planner;
                 // A layout that shuts a stand-in in leaves the part joined there no way out:
                 // search again; the last search's layout is taken as it is (or, if that search

@@ -529,7 +529,7 @@ fn big_chains_lay_out_in_parts() {
 /// Level-like graphs that need no hole (`graph::random::local_loops_graph_without_holes`: 100
 /// rooms, 10 local loops, a hall where four links or more meet; tree links contact, loop links
 /// contact or corridor) are big levels laid out in parts: most lay out within 20 attempts,
-/// every layout valid.
+/// every layout valid, and the same under a time limit it stays within.
 #[test]
 fn level_like_graphs_without_holes_lay_out() {
     let mut ok = 0;
@@ -542,7 +542,18 @@ fn level_like_graphs_without_holes_lay_out() {
         assert!(levelplan::graph::enclosures(&g).is_empty(), "graph {i}");
         let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
         p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
-        ok += usize::from(lays_out_valid(&p, i));
+        if lays_out_valid(&p, i) {
+            ok += 1;
+            // A time limit the layout stays within never changes it (the limit reaches the
+            // searches of the parts too).
+            let mut capped = p.clone();
+            capped.budget.time_limit_ms = Some(600_000);
+            assert_eq!(
+                Planner::new(capped).unwrap().layout(i).unwrap(),
+                Planner::new(p.clone()).unwrap().layout(i).unwrap(),
+                "graph {i}"
+            );
+        }
     }
     assert!(ok >= 4, "only {ok} of 5 graphs laid out");
 }

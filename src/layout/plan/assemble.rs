@@ -103,7 +103,9 @@ impl Planner {
                 break;
             }
             attempt += 1;
-            if let Some(st) = self.fit_parts(&mut rng, parts, &mut pool, &mut fails, &mut why) {
+            if let Some(st) =
+                self.fit_parts(&mut rng, parts, &mut pool, &mut fails, &mut why, deadline)
+            {
                 return Ok(self.finish(seed, attempt, st));
             }
             // A part that never laid out on its own will not now.
@@ -162,6 +164,7 @@ impl Planner {
         pool: &mut Pool,
         fails: &mut [u32],
         why: &mut [Option<LayoutError>],
+        deadline: Option<std::time::Instant>,
     ) -> Option<State> {
         let np = parts.len();
         let mut st = State {
@@ -209,20 +212,20 @@ impl Planner {
                     // it has one, its own order can find more); last, the part without its
                     // stand-ins, whose joint rooms may then have no free side left (the
                     // fitting finds out), where the stand-ins themselves left no layout.
-                    let got = match sub.search(seed, None) {
+                    let got = match sub.search(seed, deadline) {
                         Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
-                            sub.anneal(seed, PART_ANNEAL_RUNS, None).map_err(|_| e)
+                            sub.anneal(seed, PART_ANNEAL_RUNS, deadline).map_err(|_| e)
                         }
                         other => other,
                     };
                     let got = match got {
                         Err(e) if pool.made[k] == 0 => sub
-                            .search_other_orders(seed, None)
+                            .search_other_orders(seed, deadline)
                             .or_else(|_| {
                                 let bare = parts[k].without_stand_ins().ok_or(0u32)?;
-                                bare.search(seed, None)
+                                bare.search(seed, deadline)
                                     .map_err(|_| 0)
-                                    .or_else(|_| bare.search_other_orders(seed, None))
+                                    .or_else(|_| bare.search_other_orders(seed, deadline))
                             })
                             .map_err(|_| e),
                         other => other,
@@ -273,6 +276,14 @@ impl Planner {
             }
         };
         'choose: loop {
+            // Past the deadline, nothing found from here on is returned: a part's search cut
+            // short by it may have failed where it would have found a layout, and a layout
+            // returned must be the one found without a deadline (`Budget::time_limit_ms`).
+            // (Searches since the last check ran in an earlier turn of this loop: the layout
+            // is returned in a turn that searches nothing.)
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return None;
+            }
             // The next part: the first, or the waiting part with the fewest free moves.
             let k = if frames.is_empty() {
                 0
@@ -765,7 +776,7 @@ mod tests {
         let mut why = vec![None; parts.len()];
         let mut rng = crate::seed::stream(3, "test");
         let st = planner
-            .fit_parts(&mut rng, parts, &mut pool, &mut fails, &mut why)
+            .fit_parts(&mut rng, parts, &mut pool, &mut fails, &mut why, None)
             .expect("a new layout of the first part leaves the corridor a way out");
         let layout = planner.finish(3, 1, st);
         assert_eq!(planner.check(&layout), Ok(()));

@@ -642,6 +642,23 @@ mod tests {
         v.iter().map(|&(x, y)| Point::new(x, y)).collect()
     }
 
+    /// Whether cell `(x, y)` lies inside a closed outline: a ray from the cell's centre towards
+    /// +x crosses its vertical edges an odd number of times.
+    fn ray_cast_inside(outline: &[Point], x: i32, y: i32) -> bool {
+        let n = outline.len();
+        let (cx, cy) = (x as f64 + 0.5, y as f64 + 0.5);
+        let crossings = (0..n)
+            .filter(|&i| {
+                let (p, q) = (outline[i], outline[(i + 1) % n]);
+                p.x == q.x
+                    && (p.x as f64) > cx
+                    && (p.y.min(q.y) as f64) < cy
+                    && cy < p.y.max(q.y) as f64
+            })
+            .count();
+        crossings % 2 == 1
+    }
+
     /// A mask turned cell by cell is the mask of the turned outline (cells, sides in order,
     /// area), under every transformation, on random outlines: staircases, and U shapes with
     /// the notch anywhere.
@@ -703,22 +720,11 @@ mod tests {
             // Drop repeated corners (equal widths make collinear runs, which are kept).
             outline.dedup();
             let mask = Mask::from_outline(&outline).unwrap();
-            let n = outline.len();
             for y in 0..mask.height {
                 for x in 0..mask.width {
-                    let (cx, cy) = (x as f64 + 0.5, y as f64 + 0.5);
-                    let crossings = (0..n)
-                        .filter(|&i| {
-                            let (p, q) = (outline[i], outline[(i + 1) % n]);
-                            p.x == q.x
-                                && (p.x as f64) > cx
-                                && (p.y.min(q.y) as f64) < cy
-                                && cy < p.y.max(q.y) as f64
-                        })
-                        .count();
                     assert_eq!(
                         mask.inside(x, y),
-                        crossings % 2 == 1,
+                        ray_cast_inside(&outline, x, y),
                         "{outline:?} at {x}, {y}"
                     );
                 }
@@ -770,22 +776,7 @@ mod tests {
             let (w, h) = simple
                 .iter()
                 .fold((0, 0), |(w, h), p| (w.max(p.x), h.max(p.y)));
-            let inside = |x: i32, y: i32| {
-                let (cx, cy) = (x as f64 + 0.5, y as f64 + 0.5);
-                x >= 0
-                    && y >= 0
-                    && (0..n)
-                        .filter(|&i| {
-                            let (p, q) = (simple[i], simple[(i + 1) % n]);
-                            p.x == q.x
-                                && (p.x as f64) > cx
-                                && (p.y.min(q.y) as f64) < cy
-                                && cy < p.y.max(q.y) as f64
-                        })
-                        .count()
-                        % 2
-                        == 1
-            };
+            let inside = |x: i32, y: i32| x >= 0 && y >= 0 && ray_cast_inside(&simple, x, y);
             let (mut area, mut edges) = (0i64, 0i64);
             for y in -1..=h {
                 for x in -1..=w {

@@ -77,8 +77,10 @@ pub(crate) fn route(
     let ea = ends(shape_a, pa, spec.from == room);
     let eb = ends(shape_b, pb, spec.from == nb);
     // Door pairs whose cells are far enough apart for a corridor of `lo` cells and near
-    // enough for `hi`; doors that face away from the other end are tried last.
-    let mut pairs: Vec<(u32, usize, usize)> = Vec::new();
+    // enough for `hi`; doors that face away from the other end are tried last. Each keeps
+    // the cells outside its two doors (after the door indices, so they never decide the
+    // order).
+    let mut pairs: Vec<(u32, usize, usize, Point, Point)> = Vec::new();
     for &(i, ca) in &ea {
         for &(j, cb) in &eb {
             let m = ca.manhattan(cb) + 1;
@@ -92,7 +94,7 @@ pub(crate) fn route(
             let fa = shape_a.doors[i].facing;
             let fb = shape_b.doors[j].facing;
             let penalty = 12 * (u32::from(away(ca, fa, cb)) + u32::from(away(cb, fb, ca)));
-            pairs.push((m + penalty, i, j));
+            pairs.push((m + penalty, i, j, ca, cb));
         }
     }
     // The six closest (the entries are distinct), in order; big rooms have thousands of
@@ -102,24 +104,16 @@ pub(crate) fn route(
         pairs.truncate(6);
     }
     pairs.sort_unstable();
-    let outside = |(i, j): (usize, usize)| {
-        let (da, db) = (&shape_a.doors[i], &shape_b.doors[j]);
-        (
-            outside_cell(da.a + pa, da.b + pa, da.facing),
-            outside_cell(db.a + pb, db.b + pb, db.facing),
-        )
-    };
     // One window of what is solid serves every pair tried: the box round all their search
     // windows, read from `occ` when the first search needs it.
     let mut window: Option<Window> = None;
     let union = pairs
         .iter()
-        .map(|&(_, i, j)| search_box(outside((i, j))))
+        .map(|&(_, _, _, oa, ob)| search_box((oa, ob)))
         .reduce(|(a, b), (c, d)| (a.min_each(c), b.max_each(d)));
     // Try the closest few distinct pairs.
-    for &(_, i, j) in &pairs {
+    for &(_, i, j, oa, ob) in &pairs {
         let (da, db) = (&shape_a.doors[i], &shape_b.doors[j]);
-        let (oa, ob) = outside((i, j));
         let Some(cells) = search(
             || {
                 let (min, max) = union.expect("a pair is tried");
@@ -204,9 +198,7 @@ impl Window {
         let w = max.x - min.x;
         let solid = occ.solid_window(min, max);
         // Spread each solid cell over its row neighbours, then over the rows above and
-        // below.
-        // (Slices zipped with themselves shifted by one, which the compiler turns into wide
-        // byte operations.)
+        // below (slices zipped with themselves shifted by one: wide byte operations).
         let wu = w as usize;
         let mut across = solid.clone();
         for (out, row) in across.chunks_exact_mut(wu).zip(solid.chunks_exact(wu)) {

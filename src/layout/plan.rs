@@ -332,8 +332,7 @@ impl Planner {
                     });
                 };
                 let w = problem.templates[t].weight / ids.len() as f64;
-                let ids = ids.clone();
-                for s in ids {
+                for &s in ids {
                     match ws.iter_mut().find(|(x, _)| *x == s) {
                         Some(e) => e.1 += w,
                         None => ws.push((s, w)),

@@ -360,9 +360,9 @@ impl RoomTemplate {
         let mut unturned: Option<Mask> = None;
         for &t in &self.transforms {
             let key = (sliding && !out.is_empty()).then(|| {
-                let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
-                let shift = min_corner(&moved);
-                let local: Vec<Point> = moved.iter().map(|&p| p - shift).collect();
+                let mut local: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
+                let shift = min_corner(&local);
+                local.iter_mut().for_each(|p| *p = *p - shift);
                 outline_key(&local).expect("the first shape checked the outline")
             });
             if key.as_ref().is_some_and(|k| met.contains(k)) {
@@ -417,9 +417,9 @@ impl RoomTemplate {
         t: Transform,
         unturned: Option<&Mask>,
     ) -> Result<Shape, TemplateError> {
-        let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
-        let shift = min_corner(&moved);
-        let local: Vec<Point> = moved.iter().map(|&p| p - shift).collect();
+        let mut local: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
+        let shift = min_corner(&local);
+        local.iter_mut().for_each(|p| *p = *p - shift);
         let mask = match unturned {
             Some(m) => m.turned(t, &local),
             None => Mask::from_outline(&local),

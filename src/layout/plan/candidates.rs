@@ -38,13 +38,12 @@ impl Planner {
                 *w *= (1.0 - penalty * n).max(0.05);
             }
         }
-        // Weighted random order (exponential keys).
-        let mut keyed: Vec<(f64, u32)> = shapes
-            .iter()
-            .map(|&(s, w)| (-(1.0 - seed::unit(rng)).ln() / w, s))
-            .collect();
-        keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        keyed.into_iter().map(|(_, s)| s).collect()
+        // Weighted random order (exponential keys, each written over its weight).
+        for (_, w) in shapes.iter_mut() {
+            *w = -(1.0 - seed::unit(rng)).ln() / *w;
+        }
+        shapes.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        shapes.into_iter().map(|(s, _)| s).collect()
     }
 
     /// Candidate placements of `shapes` for step `i`, best first: shuffled, cut to those that
@@ -109,28 +108,32 @@ impl Planner {
                 st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach, hops))
             })
             .collect();
-        let mut scored: Vec<(u32, Cand)> = Vec::with_capacity(out.len());
-        'cands: for c in out {
+        // The sum of gaps to near targets, `None` where a target is out of reach.
+        let score = |c: &Cand| {
             let rect = self.rect_of(c.shape, c.pos);
             let mut score = 0;
             for &(trect, reach, hops) in &targets {
                 let gap = rect.gap(&trect);
                 if gap > reach {
-                    continue 'cands;
+                    return None;
                 }
                 if hops <= 3 {
                     score += gap;
                 }
             }
-            if step.pull {
-                score += 2 * seed::below(rng, 4) as u32;
+            Some(score)
+        };
+        if !step.pull {
+            out.retain(|c| score(c).is_some());
+            return out;
+        }
+        let mut scored: Vec<(u32, Cand)> = Vec::with_capacity(out.len());
+        for c in out {
+            if let Some(s) = score(&c) {
+                scored.push((s + 2 * seed::below(rng, 4) as u32, c));
             }
-            scored.push((score, c));
         }
-        if step.pull {
-            return by_score(scored);
-        }
-        scored.into_iter().map(|(_, c)| c).collect()
+        by_score(scored)
     }
 
     /// A frame for step `i`: a step that pulls gets every candidate at once (sorted); any other
@@ -239,20 +242,33 @@ impl Planner {
         };
         // The neighbours' lists: those that must be met by contact first, then the optional
         // ones.
-        let mut lists: Vec<(&[Point], Point)> = Vec::with_capacity(step.earlier.len());
+        // (On the stack for the few neighbours a room has.)
+        let empty: (&[Point], Point) = (&[], Point::default());
+        let mut inline = [empty; 8];
+        let mut spill = Vec::new();
+        let slots: &mut [(&[Point], Point)] = if step.earlier.len() <= inline.len() {
+            &mut inline[..]
+        } else {
+            spill.resize(step.earlier.len(), empty);
+            &mut spill[..]
+        };
+        let mut len = 0;
         for &(nb, e) in &step.earlier {
             if kind(e) == 0 {
-                lists.push(self.offsets(st, s, nb, e));
+                slots[len] = self.offsets(st, s, nb, e);
+                len += 1;
             }
         }
-        let mandatory = lists.len();
+        let mandatory = len;
         let mut first_optional = None;
         for &(nb, e) in &step.earlier {
             if kind(e) == 1 {
                 first_optional.get_or_insert((nb, e));
-                lists.push(self.offsets(st, s, nb, e));
+                slots[len] = self.offsets(st, s, nb, e);
+                len += 1;
             }
         }
+        let lists = &slots[..len];
         if lists.is_empty() {
             // Only corridor links: stand off from the first neighbour's contact positions.
             let mut pts: Vec<Point> = Vec::new();
@@ -262,7 +278,7 @@ impl Planner {
         }
         let start = out.len();
         out.reserve(lists[0].0.len());
-        Self::meet(&lists, |pos| out.push(Cand { shape: s, pos }));
+        Self::meet(lists, |pos| out.push(Cand { shape: s, pos }));
         if mandatory == lists.len() {
             return;
         }

@@ -326,6 +326,7 @@ impl Planner {
             let mut prev = vec![usize::MAX; n];
             let mut stamp = vec![usize::MAX; n];
             let mut queue = std::collections::VecDeque::new();
+            let mut key: Vec<usize> = Vec::new();
             for &u in &real {
                 for (ei, &(v, edge)) in vadj[u].iter().enumerate() {
                     if v < u {
@@ -356,15 +357,22 @@ impl Planner {
                         }
                     }
                     if found {
-                        let mut cyc = vec![u];
-                        let mut x = prev[u];
-                        while x != usize::MAX {
-                            cyc.push(x);
-                            x = prev[x];
-                        }
-                        let mut key = cyc.clone();
+                        // The cycle is kept if its set of rooms is new (most cycles are found
+                        // once per link of theirs).
+                        let walk = |mut x: usize, out: &mut Vec<usize>| {
+                            out.push(u);
+                            while x != usize::MAX {
+                                out.push(x);
+                                x = prev[x];
+                            }
+                        };
+                        key.clear();
+                        walk(prev[u], &mut key);
                         key.sort_unstable();
-                        if seen_sets.insert(key) {
+                        if !seen_sets.contains(&key) {
+                            seen_sets.insert(key.clone());
+                            let mut cyc = Vec::with_capacity(key.len());
+                            walk(prev[u], &mut cyc);
                             cycles.push(cyc);
                         }
                     }

@@ -215,6 +215,9 @@ pub struct ShapeSet {
     runs: Vec<Vec<DoorRun>>,
     /// Per shape at most 64 cells wide: its mask's rows as bits (cell `x` of a row is bit `x`).
     rows: Vec<Option<Vec<u64>>>,
+    /// Per shape: whether it fills its box (a rectangle). Two rectangles that meet at doors on
+    /// facing sides lie on either side of the line the doors share, so they cannot overlap.
+    full: Vec<bool>,
 }
 
 /// A mask's rows as bits, if it is at most 64 cells wide.
@@ -402,6 +405,10 @@ impl ShapeSet {
                 .collect(),
             runs: shapes.iter().map(|s| DoorRun::of(&s.doors)).collect(),
             rows: shapes.iter().map(|s| bit_rows(&s.mask)).collect(),
+            full: shapes
+                .iter()
+                .map(|s| s.mask.area as i64 == i64::from(s.mask.width) * i64::from(s.mask.height))
+                .collect(),
             shapes,
             template_shapes,
         })
@@ -420,12 +427,18 @@ impl ShapeSet {
     /// each, and `G` cells of the offset grid (at most `(w_p + w_q + 1) (h_p + h_q + 1)`), then
     /// an overlap test per offset.
     pub(super) fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
-        let mut out = Space::default();
-        let pairs = self.run_pairs(placed, new, placed_is_from);
-        out.runs = pairs.iter().map(|(r, t)| (r.index, t.index)).collect();
+        let mut out = Space {
+            runs: self.run_pairs(placed, new, placed_is_from),
+            ..Space::default()
+        };
+        let (pr, qr) = (&self.runs[placed as usize], &self.runs[new as usize]);
+        let pairs = out
+            .runs
+            .iter()
+            .map(|&(r, t)| (&pr[r as usize], &qr[t as usize]));
         let Some((lo, hi)) = corners(
             pairs
-                .iter()
+                .clone()
                 .flat_map(|(r, t)| [r.a - t.last(), r.last() - t.a]),
         ) else {
             return out;
@@ -437,7 +450,7 @@ impl ShapeSet {
             met.resize((w * h).div_ceil(64), 0);
             // Runs `r` and `t` meet at offsets `r.at(k) - t.a`, `k` from `1 - t.count` to
             // `r.count - 1`.
-            for &(r, t) in &pairs {
+            for (r, t) in pairs {
                 for k in 1 - i32::from(t.count)..i32::from(r.count) {
                     let x = cell(r.at(k) - t.a);
                     met[x / 64] |= 1 << (x % 64);
@@ -445,9 +458,11 @@ impl ShapeSet {
             }
             let n = met.iter().map(|b| b.count_ones() as usize).sum();
             out.offsets.reserve_exact(n);
+            // Doors lie on the outline, so two rectangles meeting at doors never overlap.
+            let rectangles = self.full[placed as usize] && self.full[new as usize];
             for_each_bit(met, |k| {
                 let o = Point::new(lo.x + (k / h) as i32, lo.y + (k % h) as i32);
-                if !self.overlap_at(placed, new, o) {
+                if rectangles || !self.overlap_at(placed, new, o) {
                     out.offsets.push(o);
                 }
             });
@@ -456,8 +471,9 @@ impl ShapeSet {
     }
 
     /// Runs of the placed shape that may take part in a space, each with the new shape's runs
-    /// that face it (same length, sockets that agree), in door order.
-    fn run_pairs(&self, placed: u32, new: u32, placed_is_from: bool) -> Vec<(&DoorRun, &DoorRun)> {
+    /// that face it (same length, sockets that agree), in door order, as indices into the two
+    /// shapes' runs.
+    fn run_pairs(&self, placed: u32, new: u32, placed_is_from: bool) -> Vec<(u16, u16)> {
         let (p, q) = (&self.shapes[placed as usize], &self.shapes[new as usize]);
         let mut pairs = Vec::new();
         for r in &self.runs[placed as usize] {
@@ -478,7 +494,7 @@ impl ShapeSet {
                 {
                     continue;
                 }
-                pairs.push((r, t));
+                pairs.push((r.index, t.index));
             }
         }
         pairs

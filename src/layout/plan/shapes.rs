@@ -215,9 +215,6 @@ pub struct ShapeSet {
     runs: Vec<Vec<DoorRun>>,
     /// Per shape at most 64 cells wide: its mask's rows as bits (cell `x` of a row is bit `x`).
     rows: Vec<Option<Vec<u64>>>,
-    /// Per shape: whether it fills its box (a rectangle). Two rectangles that meet at doors on
-    /// facing sides lie on either side of the line the doors share, so they cannot overlap.
-    full: Vec<bool>,
 }
 
 /// A mask's rows as bits, if it is at most 64 cells wide.
@@ -405,10 +402,6 @@ impl ShapeSet {
                 .collect(),
             runs: shapes.iter().map(|s| DoorRun::of(&s.doors)).collect(),
             rows: shapes.iter().map(|s| bit_rows(&s.mask)).collect(),
-            full: shapes
-                .iter()
-                .map(|s| s.mask.area as i64 == i64::from(s.mask.width) * i64::from(s.mask.height))
-                .collect(),
             shapes,
             template_shapes,
         })
@@ -425,7 +418,7 @@ impl ShapeSet {
     /// # Complexity
     /// `O(R (a + b) + G / 64)` for `R` pairs of runs that face each other, `a + b` doors in
     /// each, and `G` cells of the offset grid (at most `(w_p + w_q + 1) (h_p + h_q + 1)`), then
-    /// an overlap test per offset.
+    /// an overlap test per offset that only runs off the sides of the shapes' boxes give.
     pub(super) fn space(&self, placed: u32, new: u32, placed_is_from: bool) -> Space {
         let mut out = Space {
             runs: self.run_pairs(placed, new, placed_is_from),
@@ -443,26 +436,53 @@ impl ShapeSet {
         ) else {
             return out;
         };
-        let (w, h) = ((hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize);
-        let cell = |o: Point| (o.x - lo.x) as usize * h + (o.y - lo.y) as usize;
+        // Columns of the grid are a power of two long, so a bit's cell needs no division.
+        let w = (hi.x - lo.x + 1) as usize;
+        let sh = ((hi.y - lo.y + 1) as usize)
+            .next_power_of_two()
+            .trailing_zeros();
+        let h = 1usize << sh;
+        let cell = |o: Point| ((o.x - lo.x) as usize) << sh | (o.y - lo.y) as usize;
+        // A run on the side of its shape's box (a side no cell lies beyond) meeting a run on
+        // the opposite side of the other shape's box: the shapes lie on either side of the
+        // line their doors share, so they cannot overlap at those offsets.
+        let outer = |shape: u32, r: &DoorRun| {
+            let m = &self.shapes[shape as usize].mask;
+            match r.facing {
+                Dir::South => r.a.y == 0,
+                Dir::North => r.a.y == m.height,
+                Dir::West => r.a.x == 0,
+                Dir::East => r.a.x == m.width,
+            }
+        };
         MET.with_borrow_mut(|met| {
+            // Two grids of bits: the offsets met, then those met by two outer runs.
+            let words = (w * h).div_ceil(64);
             met.clear();
-            met.resize((w * h).div_ceil(64), 0);
+            met.resize(2 * words, 0);
+            let (met, safe) = met.split_at_mut(words);
             // Runs `r` and `t` meet at offsets `r.at(k) - t.a`, `k` from `1 - t.count` to
             // `r.count - 1`.
+            let mut all_safe = true;
             for (r, t) in pairs {
+                let apart = outer(placed, r) && outer(new, t);
+                all_safe &= apart;
                 for k in 1 - i32::from(t.count)..i32::from(r.count) {
                     let x = cell(r.at(k) - t.a);
                     met[x / 64] |= 1 << (x % 64);
+                    if apart {
+                        safe[x / 64] |= 1 << (x % 64);
+                    }
                 }
             }
             let n = met.iter().map(|b| b.count_ones() as usize).sum();
             out.offsets.reserve_exact(n);
-            // Doors lie on the outline, so two rectangles meeting at doors never overlap.
-            let rectangles = self.full[placed as usize] && self.full[new as usize];
             for_each_bit(met, |k| {
-                let o = Point::new(lo.x + (k / h) as i32, lo.y + (k % h) as i32);
-                if rectangles || !self.overlap_at(placed, new, o) {
+                let o = Point::new(lo.x + (k >> sh) as i32, lo.y + (k & (h - 1)) as i32);
+                if all_safe
+                    || safe[k / 64] & (1 << (k % 64)) != 0
+                    || !self.overlap_at(placed, new, o)
+                {
                     out.offsets.push(o);
                 }
             });

@@ -13,6 +13,11 @@ use super::{LinkSpec, Segment};
 pub(crate) trait Occupancy {
     /// Whether a placed room covers cell `p`.
     fn room_at(&self, p: Point) -> bool;
+    /// [`Occupancy::room_at`] for each of `cells` (an occupancy with an index answers a
+    /// batch of nearby cells with one query).
+    fn rooms_at(&self, cells: &[Point]) -> Vec<bool> {
+        cells.iter().map(|&p| self.room_at(p)).collect()
+    }
     /// The cells of the window from `min` (included) to `max` (excluded) that rooms or
     /// corridor paths cover, row by row.
     fn solid_window(&self, min: Point, max: Point) -> Vec<bool>;
@@ -63,16 +68,23 @@ pub(crate) fn route(
             (min, max)
         }
     };
-    let occupied_by_room = |p: Point| occ.room_at(p);
+    // The usable doors whose outside cell no room covers, with that cell.
     let ends = |shape: &Shape, pos: Point, is_from: bool| -> Vec<(usize, Point)> {
-        shape
+        let mut out: Vec<(usize, Point)> = shape
             .doors
             .iter()
             .enumerate()
             .filter(|(_, d)| d.kind.allows(is_from))
             .map(|(i, d)| (i, outside_cell(d.a + pos, d.b + pos, d.facing)))
-            .filter(|&(_, c)| !occupied_by_room(c))
-            .collect()
+            .collect();
+        let cells: Vec<Point> = out.iter().map(|&(_, c)| c).collect();
+        let covered = occ.rooms_at(&cells);
+        let mut k = 0;
+        out.retain(|_| {
+            k += 1;
+            !covered[k - 1]
+        });
+        out
     };
     let ea = ends(shape_a, pa, spec.from == room);
     let eb = ends(shape_b, pb, spec.from == nb);

@@ -434,6 +434,32 @@ impl corridor::Occupancy for Placed<'_> {
         })
     }
 
+    fn rooms_at(&self, cells: &[Point]) -> Vec<bool> {
+        let Some((min, max)) = cells
+            .iter()
+            .map(|&p| (p, p))
+            .reduce(|(a, b), (c, d)| (a.min_each(c), b.max_each(d)))
+        else {
+            return Vec::new();
+        };
+        // The entries near the cells, found once; each cell is then looked up among them
+        // as `room_at` looks it up among the entries at it.
+        let env = AABB::from_corners([min.x, min.y], [max.x, max.y]);
+        let near: Vec<_> = self.st.index.locate_in_envelope_intersecting(env).collect();
+        cells
+            .iter()
+            .map(|&p| {
+                near.iter().any(|e| {
+                    rstar::PointDistance::contains_point(e.geom(), &[p.x, p.y])
+                        && match self.st.placed.get(e.data as usize).copied().flatten() {
+                            Some((s, q)) => self.planner.shape(s).mask.inside(p.x - q.x, p.y - q.y),
+                            None => true,
+                        }
+                })
+            })
+            .collect()
+    }
+
     fn solid_window(&self, min: Point, max: Point) -> Vec<bool> {
         let st = self.st;
         let (w, h) = (max.x - min.x, max.y - min.y);
@@ -488,5 +514,64 @@ impl Planner {
             (room, self.shape(sa), pa),
             (nb, self.shape(sb), pb),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Placed;
+    use crate::layout::corridor::Occupancy;
+    use crate::layout::geom::Point;
+    use crate::layout::plan::Planner;
+    use crate::layout::template::RoomTemplate;
+    use crate::layout::{LayoutProblem, LinkSpec, Realise, RoomSpec};
+
+    /// Asking for a batch of cells with one index query answers what asking cell by cell
+    /// does, on every cell round the rooms of searched layouts (a ring of rooms joined by
+    /// routed corridors, and a tree of touching rooms hanging off it), in batches of the
+    /// sizes a room's doors give.
+    #[test]
+    fn batch_cover_matches_cell_by_cell() {
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("square", 6, 6, 1),
+            RoomTemplate::rectangle("long", 5, 9, 1),
+        ]);
+        for r in 0..14 {
+            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0, 1]));
+        }
+        for r in 0..8 {
+            let path = Realise::Path { min: 2, max: 20 };
+            p.links.push(LinkSpec::new(r, (r + 1) % 8, path));
+        }
+        for r in 8..14 {
+            p.links.push(LinkSpec::new(r - 8, r, Realise::Contact));
+        }
+        let planner = Planner::new(p).unwrap();
+        let (mut covered, mut free, mut corridors) = (0, 0, 0);
+        for seed in 0..4 {
+            let (st, _) = planner.search(seed, None).unwrap();
+            corridors += st.corridors.len();
+            let occ = Placed {
+                planner: &planner,
+                st: &st,
+            };
+            for &(s, p) in st.placed.iter().flatten() {
+                let m = &planner.shape(s).mask;
+                let cells: Vec<Point> = (p.y - 3..p.y + m.height + 3)
+                    .flat_map(|y| (p.x - 3..p.x + m.width + 3).map(move |x| Point::new(x, y)))
+                    .collect();
+                for batch in cells.chunks(7) {
+                    let got = occ.rooms_at(batch);
+                    for (&c, &g) in batch.iter().zip(&got) {
+                        assert_eq!(g, occ.room_at(c), "seed {seed} cell {c:?}");
+                        if g { covered += 1 } else { free += 1 }
+                    }
+                }
+            }
+        }
+        assert!(
+            covered > 1000 && free > 1000 && corridors >= 32,
+            "{covered} covered, {free} free, {corridors} corridors"
+        );
     }
 }

@@ -273,12 +273,9 @@ impl Planner {
             return Err(LayoutError::NoRooms);
         }
         let set = ShapeSet::compile(&problem.templates)?;
-        let mut planner = Planner::prepare(problem, Arc::new(set))?;
         // Configuration spaces and corridor compounds are computed when the search first
         // meets them: a game that prepares and lays out once pays only for those.
-        planner.build_compounds();
-        planner.parts = planner.cut_into_parts();
-        Ok(planner)
+        Planner::prepare_whole(problem, Arc::new(set))
     }
 
     /// A planner that shares compiled templates and their configuration spaces (see
@@ -294,13 +291,48 @@ impl Planner {
         {
             return Err(LayoutError::ShapeSetMismatch);
         }
-        let mut planner = Planner::prepare(problem, set)?;
-        planner.build_compounds();
+        Planner::prepare_whole(problem, set)
+    }
+
+    /// A planner for a whole level: a big level is cut into parts, and its own room order
+    /// (which only the room-by-room search after failed parts needs; on a level of 1000
+    /// rooms it is a sixth of the work of a layout that succeeds in parts) is left until
+    /// then ([`Planner::ordered`]).
+    fn prepare_whole(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
+        let mut planner = Planner::prepare_unordered(problem, set)?;
         planner.parts = planner.cut_into_parts();
+        if planner.parts.is_none() {
+            planner.order()?;
+            planner.build_compounds();
+        }
         Ok(planner)
     }
 
+    /// This planner with its room order: itself, or, for a big level cut into parts, a copy
+    /// with the order made (the same order [`Planner::prepare`] makes).
+    pub(super) fn ordered(&self) -> Result<std::borrow::Cow<'_, Planner>, LayoutError> {
+        if !self.steps.is_empty() {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        }
+        let mut full = self.clone();
+        full.order()?;
+        full.build_compounds();
+        Ok(std::borrow::Cow::Owned(full))
+    }
+
+    /// A planner for `problem` with its room order (its corridor compounds are built by the
+    /// caller).
     fn prepare(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
+        let mut planner = Planner::prepare_unordered(problem, set)?;
+        planner.order()?;
+        Ok(planner)
+    }
+
+    /// [`Planner::prepare`] without the room order.
+    fn prepare_unordered(
+        problem: LayoutProblem,
+        set: Arc<ShapeSet>,
+    ) -> Result<Planner, LayoutError> {
         let n = problem.rooms.len();
         if n == 0 {
             return Err(LayoutError::NoRooms);
@@ -447,7 +479,6 @@ impl Planner {
             .map(|s| s.mask.width.max(s.mask.height))
             .max()
             .unwrap_or(0);
-        planner.order()?;
         Ok(planner)
     }
 

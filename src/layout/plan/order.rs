@@ -20,7 +20,12 @@ impl Planner {
     /// The room order, one step per line (for diagnosing hard problems).
     #[doc(hidden)]
     pub fn debug_order(&self) -> String {
-        self.steps
+        let whole = match self.ordered() {
+            Ok(whole) => whole,
+            Err(e) => return e.to_string(),
+        };
+        whole
+            .steps
             .iter()
             .map(|st| {
                 format!(

@@ -257,6 +257,39 @@ pub(super) mod tests {
         p
     }
 
+    /// A big level cut into parts leaves its own room order until the room-by-room search
+    /// needs it; the order made then is the one an eager planner makes (same steps, same
+    /// compounds), and a small level is ordered at once.
+    #[test]
+    fn a_big_level_orders_its_rooms_when_asked() {
+        let mut found_any = false;
+        for seed in 0..3 {
+            let p = chain(10, seed);
+            let lazy = Planner::new(p.clone()).unwrap();
+            assert!(lazy.parts.is_some() && lazy.steps.is_empty());
+            let set = lazy.set.clone();
+            let mut eager = Planner::prepare(p, set).unwrap();
+            eager.build_compounds();
+            assert!(!eager.steps.is_empty());
+            let whole = lazy.ordered().unwrap();
+            assert_eq!(whole.debug_order(), eager.debug_order(), "chain {seed}");
+            assert_eq!(lazy.debug_order(), eager.debug_order(), "chain {seed}");
+            assert_eq!(whole.composite_of, eager.composite_of);
+            assert_eq!(whole.loops, eager.loops);
+            let mut p = whole.problem.clone();
+            p.budget.retry = crate::layout::RetryPolicy::Attempts(2);
+            let (mut a, mut b) = (whole.into_owned(), eager);
+            (a.problem, b.problem) = (p.clone(), p);
+            let search = |q: &Planner| q.search(seed, None).map(|(st, n)| (st.placed, n)).ok();
+            let found = search(&a);
+            found_any |= found.is_some();
+            assert_eq!(found, search(&b), "chain {seed}");
+        }
+        assert!(found_any, "no chain laid out room by room");
+        let small = Planner::new(chain(2, 0)).unwrap();
+        assert!(small.parts.is_none() && !small.steps.is_empty());
+    }
+
     /// The parts of a big level cover every room once, stay small (a part with more than
     /// `PART_ROOMS` rooms is one loop, every link in it on a cycle), keep each loop whole,
     /// and each part after the first is joined by a bridge to a room of a part before it.

@@ -66,8 +66,9 @@ impl Planner {
                 Err(e) => return Err(e),
             }
         }
-        match self.solve(seed, ms.map(after).or(cap)) {
-            Ok((st, attempts)) => Ok(self.finish(seed, before + attempts, st)),
+        let whole = self.ordered()?;
+        match whole.solve(seed, ms.map(after).or(cap)) {
+            Ok((st, attempts)) => Ok(whole.finish(seed, before + attempts, st)),
             Err(mut e) => {
                 if let LayoutError::NoLayout {
                     attempts,
@@ -192,8 +193,9 @@ impl Planner {
             }
             RetryPolicy::Attempts(_) => None,
         };
+        let whole = self.ordered().ok()?;
         let mut rec = Deepest::default();
-        if self
+        if whole
             .search_recording(seed, deadline, Some(&mut rec))
             .is_ok()
         {

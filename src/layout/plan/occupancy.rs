@@ -198,20 +198,13 @@ impl Planner {
         let mask = &self.set.shapes[qs as usize].mask;
         let mut stack: Vec<(i32, i32)> = Vec::new();
         let steps = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-        for y in 0..mask.height {
-            for x in 0..mask.width {
-                if !mask.inside(x, y) {
-                    continue;
-                }
-                for (dx, dy) in steps {
-                    let (cx, cy) = (qp.x + x + dx, qp.y + y + dy);
-                    if !mask.inside(x + dx, y + dy) && !seen[at(cx, cy)] {
-                        seen[at(cx, cy)] = true;
-                        stack.push((cx, cy));
-                    }
-                }
+        outside_cells(mask, |x, y| {
+            let (cx, cy) = (qp.x + x, qp.y + y);
+            if !seen[at(cx, cy)] {
+                seen[at(cx, cy)] = true;
+                stack.push((cx, cy));
             }
-        }
+        });
         while let Some((x, y)) = stack.pop() {
             if x == min.x || y == min.y || x == max.x - 1 || y == max.y - 1 {
                 return true;
@@ -424,6 +417,35 @@ pub(super) struct Placed<'a> {
     pub(super) st: &'a State,
 }
 
+/// Calls `f` with each cell outside `mask` that shares a side with a cell inside it (in the
+/// mask's own coordinates, once each for a rectangle; a cell next to two inside cells of
+/// another shape may come twice): for a rectangle, the ring round its box.
+fn outside_cells(mask: &crate::layout::geom::Mask, mut f: impl FnMut(i32, i32)) {
+    if mask.is_rect {
+        for x in 0..mask.width {
+            f(x, -1);
+            f(x, mask.height);
+        }
+        for y in 0..mask.height {
+            f(-1, y);
+            f(mask.width, y);
+        }
+        return;
+    }
+    for y in 0..mask.height {
+        for x in 0..mask.width {
+            if !mask.inside(x, y) {
+                continue;
+            }
+            for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                if !mask.inside(x + dx, y + dy) {
+                    f(x + dx, y + dy);
+                }
+            }
+        }
+    }
+}
+
 impl corridor::Occupancy for Placed<'_> {
     fn room_at(&self, p: Point) -> bool {
         self.st.index.locate_all_at_point([p.x, p.y]).any(|e| {
@@ -519,12 +541,60 @@ impl Planner {
 
 #[cfg(test)]
 mod tests {
-    use super::Placed;
+    use super::{Placed, outside_cells};
     use crate::layout::corridor::Occupancy;
+    use crate::layout::geom::Mask;
     use crate::layout::geom::Point;
     use crate::layout::plan::Planner;
     use crate::layout::template::RoomTemplate;
     use crate::layout::{LayoutProblem, LinkSpec, Realise, RoomSpec};
+
+    /// The cells next to a mask from outside, found cell by cell, are the ring round the box
+    /// for rectangles (and the same cells whichever way they are found, for other masks).
+    #[test]
+    fn outside_cells_are_those_next_to_the_mask() {
+        let by_cells = |m: &Mask| {
+            let mut out = Vec::new();
+            for y in -1..=m.height {
+                for x in -1..=m.width {
+                    let next = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                        .iter()
+                        .any(|&(dx, dy)| m.inside(x + dx, y + dy));
+                    if !m.inside(x, y) && next {
+                        out.push(Point::new(x, y));
+                    }
+                }
+            }
+            out
+        };
+        let mut seen = 0;
+        for (w, h) in [(1, 1), (1, 5), (6, 6), (5, 9), (16, 16)] {
+            let outline = [(0, 0), (0, h), (w, h), (w, 0)].map(|(x, y)| Point::new(x, y));
+            let m = Mask::from_outline(&outline).unwrap();
+            assert!(m.is_rect);
+            let mut got = Vec::new();
+            outside_cells(&m, |x, y| got.push(Point::new(x, y)));
+            let n = got.len();
+            got.sort_unstable();
+            got.dedup();
+            assert_eq!(got.len(), n, "{w}x{h}: a cell twice");
+            let mut want = by_cells(&m);
+            want.sort_unstable();
+            assert_eq!(got, want, "{w}x{h}");
+            seen += 1;
+        }
+        let l = [(0, 0), (0, 6), (3, 6), (3, 3), (6, 3), (6, 0)].map(|(x, y)| Point::new(x, y));
+        let m = Mask::from_outline(&l).unwrap();
+        assert!(!m.is_rect);
+        let mut got = Vec::new();
+        outside_cells(&m, |x, y| got.push(Point::new(x, y)));
+        got.sort_unstable();
+        got.dedup();
+        let mut want = by_cells(&m);
+        want.sort_unstable();
+        assert_eq!(got, want, "L shape");
+        assert_eq!(seen, 5);
+    }
 
     /// Asking for a batch of cells with one index query answers what asking cell by cell
     /// does, on every cell round the rooms of searched layouts (a ring of rooms joined by

@@ -40,6 +40,46 @@ pub(crate) struct Corridor {
     pub(crate) rect: Rect,
 }
 
+/// How many door pairs a corridor tries.
+const TRIED: usize = 6;
+
+/// Of the door pairs of `ea` and `eb` (door index and the cell outside it; `fa` and `fb`
+/// give a door's facing) whose cells are far enough apart for a corridor of `lo` cells and
+/// near enough for `hi`, the [`TRIED`] closest, in order: doors that face away from the
+/// other end count 12 cells further. Each pair is `(distance, i, j, cell a, cell b)`, so
+/// the cells never decide the order. Big rooms have thousands of door pairs: the closest
+/// are kept as the pairs are met, and a pair whose distance alone passes the last kept
+/// cannot be closer.
+fn closest_pairs(
+    ea: &[(usize, Point)],
+    eb: &[(usize, Point)],
+    fa: impl Fn(usize) -> Dir,
+    fb: impl Fn(usize) -> Dir,
+    (lo, hi): (u32, u32),
+) -> Vec<(u32, usize, usize, Point, Point)> {
+    let mut pairs: Vec<(u32, usize, usize, Point, Point)> = Vec::with_capacity(TRIED + 1);
+    let away = |c: Point, f: Dir, to: Point| {
+        let s = f.step();
+        (to.x - c.x) * s.x + (to.y - c.y) * s.y < 0
+    };
+    for &(i, ca) in ea {
+        for &(j, cb) in eb {
+            let m = ca.manhattan(cb) + 1;
+            if m < lo || m > hi || (pairs.len() == TRIED && m > pairs[TRIED - 1].0) {
+                continue;
+            }
+            let penalty = 12 * (u32::from(away(ca, fa(i), cb)) + u32::from(away(cb, fb(j), ca)));
+            let pair = (m + penalty, i, j, ca, cb);
+            let at = pairs.partition_point(|p| *p < pair);
+            if at < TRIED {
+                pairs.insert(at, pair);
+                pairs.truncate(TRIED);
+            }
+        }
+    }
+    pairs
+}
+
 /// The cell just outside a door (its middle unit).
 pub fn outside_cell(a: Point, b: Point, facing: Dir) -> Point {
     let len = a.manhattan(b) as i32;
@@ -88,34 +128,13 @@ pub(crate) fn route(
     };
     let ea = ends(shape_a, pa, spec.from == room);
     let eb = ends(shape_b, pb, spec.from == nb);
-    // Door pairs whose cells are far enough apart for a corridor of `lo` cells and near
-    // enough for `hi`; doors that face away from the other end are tried last. Each keeps
-    // the cells outside its two doors (after the door indices, so they never decide the
-    // order).
-    let mut pairs: Vec<(u32, usize, usize, Point, Point)> = Vec::new();
-    for &(i, ca) in &ea {
-        for &(j, cb) in &eb {
-            let m = ca.manhattan(cb) + 1;
-            if m < lo || m > hi {
-                continue;
-            }
-            let away = |c: Point, f: Dir, to: Point| {
-                let s = f.step();
-                (to.x - c.x) * s.x + (to.y - c.y) * s.y < 0
-            };
-            let fa = shape_a.doors[i].facing;
-            let fb = shape_b.doors[j].facing;
-            let penalty = 12 * (u32::from(away(ca, fa, cb)) + u32::from(away(cb, fb, ca)));
-            pairs.push((m + penalty, i, j, ca, cb));
-        }
-    }
-    // The six closest (the entries are distinct), in order; big rooms have thousands of
-    // door pairs, so they are picked before sorting.
-    if pairs.len() > 6 {
-        pairs.select_nth_unstable(5);
-        pairs.truncate(6);
-    }
-    pairs.sort_unstable();
+    let pairs = closest_pairs(
+        &ea,
+        &eb,
+        |i| shape_a.doors[i].facing,
+        |j| shape_b.doors[j].facing,
+        (lo, hi),
+    );
     // One window of what is solid serves every pair tried: the box round all their search
     // windows, read from `occ` when the first search needs it.
     let mut window: Option<Window> = None;
@@ -397,6 +416,56 @@ mod tests {
             }
             out
         }
+    }
+
+    /// The closest door pairs kept as they are met are the first of all pairs in range,
+    /// sorted: on random doors round two rooms (many at one distance, so ties are common).
+    #[test]
+    fn closest_pairs_are_the_first_of_all_sorted() {
+        let mut rng = crate::seed::stream(4, "closest pairs");
+        let mut below = |n: usize| crate::seed::index(&mut rng, n) as i32;
+        let mut kept = 0;
+        for _ in 0..2000 {
+            let (na, nb) = (below(40), below(40));
+            let (lo, hi) = (below(8) as u32, 4 + below(30) as u32);
+            let mut doors = |n: i32| -> Vec<(usize, Point, Dir)> {
+                (0..n)
+                    .map(|k| {
+                        let c = Point::new(below(20) - 10, below(20) - 10);
+                        (k as usize, c, Dir::ALL[below(4) as usize])
+                    })
+                    .collect()
+            };
+            let (da, db) = (doors(na), doors(nb));
+            let ea: Vec<(usize, Point)> = da.iter().map(|&(i, c, _)| (i, c)).collect();
+            let eb: Vec<(usize, Point)> = db.iter().map(|&(i, c, _)| (i, c)).collect();
+            let got = closest_pairs(&ea, &eb, |i| da[i].2, |j| db[j].2, (lo, hi));
+            let mut all = Vec::new();
+            for &(i, ca, fa) in &da {
+                for &(j, cb, fb) in &db {
+                    let m = ca.manhattan(cb) + 1;
+                    if m < lo || m > hi {
+                        continue;
+                    }
+                    let behind = |c: Point, f: Dir, to: Point| {
+                        let s = f.step();
+                        u32::from((to.x - c.x) * s.x + (to.y - c.y) * s.y < 0)
+                    };
+                    all.push((
+                        m + 12 * (behind(ca, fa, cb) + behind(cb, fb, ca)),
+                        i,
+                        j,
+                        ca,
+                        cb,
+                    ));
+                }
+            }
+            all.sort_unstable();
+            all.truncate(TRIED);
+            assert_eq!(got, all);
+            kept += got.len();
+        }
+        assert!(kept > 5000, "{kept} pairs kept");
     }
 
     /// The breadth-first check and the corridor search agree with a plain breadth-first

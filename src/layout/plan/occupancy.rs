@@ -2,6 +2,8 @@
 //! distance, and the shut-in tests that keep room for rooms still to come.
 
 use super::*;
+use rstar::{Envelope, RTreeObject};
+use std::ops::ControlFlow;
 
 impl Planner {
     pub(super) fn rect_of(&self, shape: u32, pos: Point) -> Rect {
@@ -37,22 +39,22 @@ impl Planner {
             [rect.max.x - 1 + d, rect.max.y - 1 + d],
         );
         let nrooms = st.placed.len() as u32;
-        for e in st.index.locate_in_envelope_intersecting(env) {
+        let hit = entries_meeting(&st.index, &env, |e| {
             let id = e.data;
             if id < nrooms {
                 let q = id as usize;
                 if q == room {
-                    continue;
+                    return ControlFlow::Continue(());
                 }
                 let Some((qs, qp)) = st.placed[q] else {
-                    continue;
+                    return ControlFlow::Continue(());
                 };
                 let other = &self.set.shapes[qs as usize];
                 if overlap(shape, pos, other, qp) {
-                    return Some(q);
+                    return ControlFlow::Break(q);
                 }
                 if d > 0 && !self.linked(room, q) && outline_gap(shape, pos, other, qp) < d as u32 {
-                    return Some(q);
+                    return ControlFlow::Break(q);
                 }
             } else {
                 let cor = &st.corridors[(id - nrooms) as usize];
@@ -61,11 +63,15 @@ impl Planner {
                     .iter()
                     .any(|&p| shape.mask.inside(p.x - pos.x, p.y - pos.y))
                 {
-                    return Some(cor.from_room);
+                    return ControlFlow::Break(cor.from_room);
                 }
             }
+            ControlFlow::Continue(())
+        });
+        match hit {
+            ControlFlow::Break(q) => Some(q),
+            ControlFlow::Continue(()) => None,
         }
-        None
     }
 
     /// Places candidate `c` for step `i` if it fits, with the corridor rooms and corridors its
@@ -417,6 +423,44 @@ pub(super) struct Placed<'a> {
     pub(super) st: &'a State,
 }
 
+/// Calls `f` with each entry of `index` whose box meets `env`, in the order
+/// `RTree::locate_in_envelope_intersecting` yields them (depth first, each node's children
+/// from last to first), until `f` breaks; without the iterator's stack of nodes, which costs
+/// more than the search itself on the small queries of the collision test. (The order
+/// matters: the first room found is the one a failed placement blames.)
+pub(super) fn entries_meeting<B>(
+    index: &rstar::RTree<super::Entry>,
+    env: &AABB<[i32; 2]>,
+    mut f: impl FnMut(&super::Entry) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    fn visit<B>(
+        node: &rstar::ParentNode<super::Entry>,
+        env: &AABB<[i32; 2]>,
+        f: &mut impl FnMut(&super::Entry) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        for child in node.children().iter().rev() {
+            match child {
+                rstar::RTreeNode::Leaf(e) => {
+                    if e.envelope().intersects(env) {
+                        f(e)?;
+                    }
+                }
+                rstar::RTreeNode::Parent(p) => {
+                    if p.envelope().intersects(env) {
+                        visit(p, env, f)?;
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+    let root = index.root();
+    if root.children().is_empty() || !root.envelope().intersects(env) {
+        return ControlFlow::Continue(());
+    }
+    visit(root, env, &mut f)
+}
+
 /// Calls `f` with each cell outside `mask` that shares a side with a cell inside it (in the
 /// mask's own coordinates, once each for a rectangle; a cell next to two inside cells of
 /// another shape may come twice): for a rectangle, the ring round its box.
@@ -594,6 +638,63 @@ mod tests {
         want.sort_unstable();
         assert_eq!(got, want, "L shape");
         assert_eq!(seen, 5);
+    }
+
+    /// The entries a box meets come in the order the index's own iterator gives them (which
+    /// decides the room a failed placement blames), on random trees built by insertion and
+    /// with removals, and stop where the caller breaks.
+    #[test]
+    fn entries_meeting_follow_the_index_order() {
+        use crate::layout::geom::Rect;
+        use crate::layout::plan::box_entry;
+        use rstar::AABB;
+        use std::ops::ControlFlow;
+        let mut rng = crate::seed::stream(8, "entries meeting");
+        let mut below = |n: usize| crate::seed::index(&mut rng, n) as i32;
+        let mut compared = 0;
+        for case in 0..60 {
+            let mut index = rstar::RTree::new();
+            let mut boxes = Vec::new();
+            for id in 0..(case * 7 % 200 + 1) as u32 {
+                let min = Point::new(below(200), below(200));
+                let max = min + Point::new(1 + below(20), 1 + below(20));
+                let r = Rect { min, max };
+                index.insert(box_entry(r, id));
+                boxes.push((r, id));
+            }
+            for &(r, id) in boxes.iter().step_by(3) {
+                index.remove(&box_entry(r, id));
+            }
+            for _ in 0..40 {
+                let (x, y) = (below(220) - 10, below(220) - 10);
+                let env = AABB::from_corners([x, y], [x + below(40), y + below(40)]);
+                let want: Vec<u32> = index
+                    .locate_in_envelope_intersecting(env)
+                    .map(|e| e.data)
+                    .collect();
+                let mut got = Vec::new();
+                let flow = super::entries_meeting(&index, &env, |e| {
+                    got.push(e.data);
+                    ControlFlow::<()>::Continue(())
+                });
+                assert_eq!(flow, ControlFlow::Continue(()));
+                assert_eq!(got, want);
+                if let Some(&third) = want.get(2) {
+                    let mut seen = 0;
+                    let flow = super::entries_meeting(&index, &env, |e| {
+                        seen += 1;
+                        if seen == 3 {
+                            ControlFlow::Break(e.data)
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    });
+                    assert_eq!(flow, ControlFlow::Break(third));
+                }
+                compared += want.len();
+            }
+        }
+        assert!(compared > 2000, "{compared} entries compared");
     }
 
     /// Asking for a batch of cells with one index query answers what asking cell by cell

@@ -632,6 +632,22 @@ pub(crate) fn overlap_area(a: &Mask, pa: Point, b: &Mask, pb: Point) -> u64 {
     n
 }
 
+/// Whether the outlines of two placed masks are at least `d` apart (Manhattan distance):
+/// at once where their boxes are (an outline lies in its box), else by [`outline_gap`].
+#[inline]
+pub(crate) fn gap_at_least(a: &Mask, pa: Point, b: &Mask, pb: Point, d: u32) -> bool {
+    if d == 0 {
+        return true;
+    }
+    let dx = (pb.x - (pa.x + a.width))
+        .max(pa.x - (pb.x + b.width))
+        .max(0);
+    let dy = (pb.y - (pa.y + a.height))
+        .max(pa.y - (pb.y + b.height))
+        .max(0);
+    (dx + dy) as u32 >= d || outline_gap(a, pa, b, pb) >= d
+}
+
 /// Smallest Manhattan distance between the outlines of two placed masks.
 pub(crate) fn outline_gap(a: &Mask, pa: Point, b: &Mask, pb: Point) -> u32 {
     let mut best = u32::MAX;

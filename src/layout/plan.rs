@@ -116,14 +116,11 @@ struct ViaRoom {
     class: u32,
 }
 
-/// Offsets of room `b` from room `a` through a corridor, with every corridor placement that
-/// gives each offset.
+/// Offsets of room `b` from room `a` through a corridor, sorted (the corridor placements that
+/// give an offset are found when a placement needs them: [`Planner::compound_alts`]).
 #[derive(Debug, Clone, Default)]
 struct Compound {
     offsets: Vec<Point>,
-    starts: Vec<u32>,
-    /// (corridor shape, corridor offset from the placed room).
-    alts: Vec<(u32, Point)>,
 }
 
 /// What the search knows about one step of the room order.
@@ -505,4 +502,10 @@ pub(crate) fn overlap_area(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u64 {
 /// Smallest Manhattan distance between the outlines of two placed shapes.
 pub(crate) fn outline_gap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u32 {
     super::geom::outline_gap(&a.mask, pa, &b.mask, pb)
+}
+
+/// Whether the outlines of two placed shapes are at least `d` apart.
+#[inline]
+pub(crate) fn gap_at_least(a: &Shape, pa: Point, b: &Shape, pb: Point, d: u32) -> bool {
+    super::geom::gap_at_least(&a.mask, pa, &b.mask, pb, d)
 }

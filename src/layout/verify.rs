@@ -400,7 +400,7 @@ mod tests {
     //! shapes under every transformation.
 
     use super::*;
-    use crate::layout::geom::{Mask, Transform, outline_gap, overlap};
+    use crate::layout::geom::{Mask, Transform, gap_at_least, outline_gap, overlap};
     use crate::layout::template::{DoorMode, RoomTemplate, TemplateShape, XY};
     use proptest::prelude::*;
 
@@ -485,10 +485,11 @@ mod tests {
             prop_assert_eq!(ma.area as usize, ca.len());
             prop_assert_eq!(overlap(&ma, pa, &mb, pb), ca.intersection(&cb).next().is_some());
             if ca.is_disjoint(&cb) {
-                prop_assert_eq!(
-                    outline_gap(&ma, pa, &mb, pb),
-                    points_gap(&outline_points(&oa), &outline_points(&ob))
-                );
+                let gap = points_gap(&outline_points(&oa), &outline_points(&ob));
+                prop_assert_eq!(outline_gap(&ma, pa, &mb, pb), gap);
+                for d in 0..8 {
+                    prop_assert_eq!(gap_at_least(&ma, pa, &mb, pb, d), gap >= d);
+                }
             }
         }
 

@@ -53,7 +53,8 @@ impl Planner {
                 if overlap(shape, pos, other, qp) {
                     return ControlFlow::Break(q);
                 }
-                if d > 0 && !self.linked(room, q) && outline_gap(shape, pos, other, qp) < d as u32 {
+                if d > 0 && !self.linked(room, q) && !gap_at_least(shape, pos, other, qp, d as u32)
+                {
                     return ControlFlow::Break(q);
                 }
             } else {
@@ -91,7 +92,7 @@ impl Planner {
         }
         // Which links need a corridor; which corridor rooms to place.
         let mut routes: Vec<(usize, usize)> = Vec::new();
-        let mut vias: Vec<(usize, usize, usize)> = Vec::new();
+        let mut vias: Vec<(usize, usize, u32)> = Vec::new();
         for &(nb, e) in &step.earlier {
             let (ns, np) = st.placed[nb].expect("earlier rooms are placed");
             match e {
@@ -111,32 +112,23 @@ impl Planner {
                     let Some(comp) = self.compound_at(ns, c.shape, v.class, nb == v.a) else {
                         return Err((1, None));
                     };
-                    let Ok(at) = comp.offsets.binary_search(&(c.pos - np)) else {
+                    if comp.offsets.binary_search(&(c.pos - np)).is_err() {
                         return Err((1, None));
-                    };
-                    vias.push((k, nb, at));
+                    }
+                    vias.push((k, nb, ns));
                 }
             }
         }
         st.placed[room] = Some((c.shape, c.pos));
         st.index.insert(self.entry(c.shape, c.pos, room as u32));
         let mut extra: Vec<usize> = Vec::new();
-        for (k, nb, at) in vias {
+        for (k, nb, ns) in vias {
             let v = self.via[k].expect("via");
-            let comp = self
-                .compound_at(
-                    st.placed[nb].expect("placed").0,
-                    c.shape,
-                    v.class,
-                    nb == v.a,
-                )
-                .expect("checked above");
             let np = st.placed[nb].expect("placed").1;
-            let (lo, hi) = (comp.starts[at] as usize, comp.starts[at + 1] as usize);
-            let fit = comp.alts[lo..hi]
-                .iter()
-                .find(|&&(sc, o1)| self.collides(st, k, sc, np + o1).is_none())
-                .copied();
+            let alts = self.compound_alts((ns, c.shape, v.class, nb == v.a), c.pos - np);
+            let fit = alts
+                .into_iter()
+                .find(|&(sc, o1)| self.collides(st, k, sc, np + o1).is_none());
             match fit {
                 Some((sc, o1)) => {
                     st.placed[k] = Some((sc, np + o1));

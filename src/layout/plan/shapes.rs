@@ -53,33 +53,22 @@ impl Planner {
             .map(|cell| cell.get_or_init(|| self.compound((placed, new, class, placed_is_a))))
     }
 
-    /// Offsets of the new room from the placed one through a corridor of class `class`, each
-    /// with every corridor placement that gives it (by corridor shape, then offset).
+    /// Offsets of the new room from the placed one through a corridor of class `class`, in
+    /// order: the sums of an offset of a corridor shape from the placed room and of the new
+    /// room from the corridor that keep the two rooms apart.
     ///
-    /// Counted on a grid of the offsets rather than sorted (as in [`ShapeSet::space`]): pairs
-    /// of offsets are met in (corridor shape, first offset) order, so a first pass counts
-    /// each sum, the offsets that keep the rooms apart are given their place in order, and a
-    /// second pass writes each corridor placement into its offset's run.
+    /// Marked on a grid of the offsets rather than sorted (as in [`ShapeSet::space`]), a
+    /// whole space at a time as shifted bits; the corridor placements behind each offset are
+    /// found only for the offsets a placement tries ([`Planner::compound_alts`]).
     ///
     /// # Complexity
-    /// `O(P + G)` for `P` pairs of offsets (placed - corridor, corridor - new) and `G` cells of
-    /// the offset grid, then an overlap test per offset.
-    pub(super) fn compound(&self, (sp, sn, class, placed_is_a): (u32, u32, u32, bool)) -> Compound {
-        let (cshapes, a_from, k_from) = &self.classes[class as usize];
-        let (f1, f2) = if placed_is_a {
-            (*a_from, *k_from)
-        } else {
-            (!*k_from, !*a_from)
-        };
+    /// `O(A · G' / 64 + G / 64)` for `A` offsets of the corridor shapes from the placed room,
+    /// `G'` cells of a corridor's space from the new room laid out on the sums' grid and `G`
+    /// cells of that grid, then an overlap test per offset.
+    pub(super) fn compound(&self, key: (u32, u32, u32, bool)) -> Compound {
+        let (sp, sn, _, _) = key;
         let mut out = Compound::default();
-        let spaces: Vec<(u32, &Space, &Space)> = cshapes
-            .iter()
-            .filter_map(|&sc| {
-                let s1 = self.set.space_at(sp, sc, f1)?;
-                let s2 = self.set.space_at(sc, sn, f2)?;
-                (!s1.offsets.is_empty() && !s2.offsets.is_empty()).then_some((sc, s1, s2))
-            })
-            .collect();
+        let spaces = self.compound_spaces(key);
         // Sums of offsets lie in the sum of the two spaces' boxes (each space is non-empty).
         let boxes = spaces.iter().filter_map(|(_, s1, s2)| {
             let ((l1, h1), (l2, h2)) = (
@@ -89,54 +78,84 @@ impl Planner {
             Some([l1 + l2, h1 + h2])
         });
         let Some((lo, hi)) = corners(boxes.flatten()) else {
-            out.starts.push(0);
             return out;
         };
+        // Bits of a grid of the sums, column by column: a sum's bit is its first offset's
+        // shift plus the second offset's bit in a grid of the second space laid out the same
+        // way, so each offset of the first space ORs the second space's bits in, shifted.
         let (w, h) = ((hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize);
-        let cell = |o: Point| (o.x - lo.x) as usize * h + (o.y - lo.y) as usize;
-        let mut count = vec![0u32; w * h];
+        let mut met = vec![0u64; (w * h).div_ceil(64)];
+        let mut bits: Vec<u64> = Vec::new();
         for (_, s1, s2) in &spaces {
+            let (l2, h2) = corners(s2.offsets.iter().copied()).expect("not empty");
+            let at2 = |o: Point| (o.x - l2.x) as usize * h + (o.y - l2.y) as usize;
+            bits.clear();
+            bits.resize(at2(h2) / 64 + 1, 0);
+            for &o2 in &s2.offsets {
+                let k = at2(o2);
+                bits[k / 64] |= 1 << (k % 64);
+            }
             for &o1 in &s1.offsets {
-                for &o2 in &s2.offsets {
-                    count[cell(o1 + o2)] += 1;
+                let shift = (o1.x + l2.x - lo.x) as usize * h + (o1.y + l2.y - lo.y) as usize;
+                let (words, b) = (shift / 64, shift % 64);
+                for (i, &x) in bits.iter().enumerate() {
+                    if x == 0 {
+                        continue;
+                    }
+                    met[i + words] |= x << b;
+                    if b > 0
+                        && let Some(next) = met.get_mut(i + words + 1)
+                    {
+                        *next |= x >> (64 - b);
+                    }
                 }
             }
         }
-        // Where each kept offset's run starts (`u32::MAX`: the offset is not kept).
         let (p, q) = (&self.set.shapes[sp as usize], &self.set.shapes[sn as usize]);
         let d = self.problem.min_distance;
-        let mut at = count;
-        let mut total = 0u32;
-        for x in 0..w {
-            for y in 0..h {
-                let k = x * h + y;
-                let c = at[k];
-                if c == 0 {
-                    continue;
-                }
-                let o = Point::new(lo.x + x as i32, lo.y + y as i32);
-                if !overlap(p, Point::default(), q, o)
-                    && (d == 0 || outline_gap(p, Point::default(), q, o) >= d)
-                {
-                    out.offsets.push(o);
-                    out.starts.push(total);
-                    at[k] = total;
-                    total += c;
-                } else {
-                    at[k] = u32::MAX;
-                }
+        for_each_bit(&met, |k| {
+            let o = Point::new(lo.x + (k / h) as i32, lo.y + (k % h) as i32);
+            if !self.set.overlap_at(sp, sn, o) && gap_at_least(p, Point::default(), q, o, d) {
+                out.offsets.push(o);
             }
-        }
-        out.starts.push(total);
-        out.alts = vec![(0, Point::default()); total as usize];
-        for (sc, s1, s2) in &spaces {
+        });
+        out
+    }
+
+    /// The corridor shapes of a compound's class, each with its two spaces (placed room to
+    /// corridor, corridor to new room), where both have offsets.
+    fn compound_spaces(
+        &self,
+        (sp, sn, class, placed_is_a): (u32, u32, u32, bool),
+    ) -> Vec<(u32, &Space, &Space)> {
+        let (cshapes, a_from, k_from) = &self.classes[class as usize];
+        let (f1, f2) = if placed_is_a {
+            (*a_from, *k_from)
+        } else {
+            (!*k_from, !*a_from)
+        };
+        cshapes
+            .iter()
+            .filter_map(|&sc| {
+                let s1 = self.set.space_at(sp, sc, f1)?;
+                let s2 = self.set.space_at(sc, sn, f2)?;
+                (!s1.offsets.is_empty() && !s2.offsets.is_empty()).then_some((sc, s1, s2))
+            })
+            .collect()
+    }
+
+    /// Every corridor placement (corridor shape, its offset from the placed room) that puts
+    /// the new room at offset `o` of a compound, by corridor shape and then offset.
+    ///
+    /// # Complexity
+    /// `O(C log C')` for `C` offsets of the corridor shapes from the placed room and `C'` of
+    /// the new room from a corridor.
+    pub(super) fn compound_alts(&self, key: (u32, u32, u32, bool), o: Point) -> Vec<(u32, Point)> {
+        let mut out = Vec::new();
+        for (sc, s1, s2) in self.compound_spaces(key) {
             for &o1 in &s1.offsets {
-                for &o2 in &s2.offsets {
-                    let k = cell(o1 + o2);
-                    if at[k] != u32::MAX {
-                        out.alts[at[k] as usize] = (*sc, o1);
-                        at[k] += 1;
-                    }
+                if s2.offsets.binary_search(&(o - o1)).is_ok() {
+                    out.push((sc, o1));
                 }
             }
         }
@@ -677,11 +696,12 @@ mod tests {
     }
 
     impl Planner {
-        /// The first way of computing [`Planner::compound`]: every pair of offsets, sorted.
+        /// The first way of computing [`Planner::compound`]: every pair of offsets, sorted;
+        /// each kept offset with every corridor placement that gives it, in order.
         fn compound_by_sorting(
             &self,
             (sp, sn, class, placed_is_a): (u32, u32, u32, bool),
-        ) -> Compound {
+        ) -> Vec<(Point, Vec<(u32, Point)>)> {
             let (cshapes, a_from, k_from) = &self.classes[class as usize];
             let (f1, f2) = if placed_is_a {
                 (*a_from, *k_from)
@@ -705,24 +725,22 @@ mod tests {
             all.dedup();
             let (p, q) = (&self.set.shapes[sp as usize], &self.set.shapes[sn as usize]);
             let d = self.problem.min_distance;
-            let mut out = Compound::default();
+            let mut out = Vec::new();
             for run in all.chunk_by(|a, b| a.0 == b.0) {
                 let o = run[0].0;
                 let fine = !overlap(p, Point::default(), q, o)
                     && (d == 0 || outline_gap(p, Point::default(), q, o) >= d);
                 if fine {
-                    out.offsets.push(o);
-                    out.starts.push(out.alts.len() as u32);
-                    out.alts.extend(run.iter().map(|&(_, c, o1)| (c, o1)));
+                    out.push((o, run.iter().map(|&(_, c, o1)| (c, o1)).collect()));
                 }
             }
-            out.starts.push(out.alts.len() as u32);
             out
         }
     }
 
-    /// Corridor compounds by counting are those by sorting, on every compound the search may
-    /// meet in Edgar's inputs with corridors.
+    /// Corridor compounds by marking are those by sorting (the same offsets, and at each the
+    /// same corridor placements in the same order), on every compound the search may meet in
+    /// Edgar's inputs with corridors.
     #[test]
     fn counted_compounds_are_the_sorted_ones() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/edgar/inputs");
@@ -743,14 +761,15 @@ mod tests {
                             if c.get(a, b, class, flag).is_none() {
                                 continue;
                             }
-                            let x = planner.compound((a, b, class, flag));
-                            let y = planner.compound_by_sorting((a, b, class, flag));
-                            assert_eq!(
-                                (&x.offsets, &x.starts, &x.alts),
-                                (&y.offsets, &y.starts, &y.alts),
-                                "{}",
-                                path.display()
-                            );
+                            let key = (a, b, class, flag);
+                            let x: Vec<(Point, Vec<(u32, Point)>)> = planner
+                                .compound(key)
+                                .offsets
+                                .iter()
+                                .map(|&o| (o, planner.compound_alts(key, o)))
+                                .collect();
+                            let y = planner.compound_by_sorting(key);
+                            assert_eq!(x, y, "{}", path.display());
                             compared += 1;
                         }
                     }

@@ -110,21 +110,20 @@ pub(crate) fn route(
     };
     // The usable doors whose outside cell no room covers, with that cell.
     let ends = |shape: &Shape, pos: Point, is_from: bool| -> Vec<(usize, Point)> {
-        let mut out: Vec<(usize, Point)> = shape
+        let doors: Vec<(usize, Point)> = shape
             .doors
             .iter()
             .enumerate()
             .filter(|(_, d)| d.kind.allows(is_from))
             .map(|(i, d)| (i, outside_cell(d.a + pos, d.b + pos, d.facing)))
             .collect();
-        let cells: Vec<Point> = out.iter().map(|&(_, c)| c).collect();
+        let cells: Vec<Point> = doors.iter().map(|&(_, c)| c).collect();
         let covered = occ.rooms_at(&cells);
-        let mut k = 0;
-        out.retain(|_| {
-            k += 1;
-            !covered[k - 1]
-        });
-        out
+        doors
+            .into_iter()
+            .zip(covered)
+            .filter_map(|(door, covered)| (!covered).then_some(door))
+            .collect()
     };
     let ea = ends(shape_a, pa, spec.from == room);
     let eb = ends(shape_b, pb, spec.from == nb);

@@ -360,9 +360,7 @@ impl RoomTemplate {
         let mut unturned: Option<Mask> = None;
         for &t in &self.transforms {
             let key = (sliding && !out.is_empty()).then(|| {
-                let mut local: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
-                let shift = min_corner(&local);
-                local.iter_mut().for_each(|p| *p = *p - shift);
+                let (local, _) = turned_outline(&outline, t);
                 outline_key(&local).expect("the first shape checked the outline")
             });
             if key.as_ref().is_some_and(|k| met.contains(k)) {
@@ -374,8 +372,7 @@ impl RoomTemplate {
                 unturned = Some(if t == Transform::Identity {
                     shape.mask.clone()
                 } else {
-                    let shift = min_corner(&outline);
-                    let local: Vec<Point> = outline.iter().map(|&p| p - shift).collect();
+                    let (local, _) = turned_outline(&outline, Transform::Identity);
                     Mask::from_outline(&local).map_err(|p| self.err(p.to_string()))?
                 });
             }
@@ -417,9 +414,7 @@ impl RoomTemplate {
         t: Transform,
         unturned: Option<&Mask>,
     ) -> Result<Shape, TemplateError> {
-        let mut local: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
-        let shift = min_corner(&local);
-        local.iter_mut().for_each(|p| *p = *p - shift);
+        let (local, shift) = turned_outline(outline, t);
         let mask = match unturned {
             Some(m) => m.turned(t, &local),
             None => Mask::from_outline(&local),
@@ -537,6 +532,15 @@ impl RoomTemplate {
             doors,
         })
     }
+}
+
+/// `outline` under `t`, moved so that its box's lower corner is the origin, and how far it
+/// was moved.
+fn turned_outline(outline: &[Point], t: Transform) -> (Vec<Point>, Point) {
+    let mut local: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
+    let shift = min_corner(&local);
+    local.iter_mut().for_each(|p| *p = *p - shift);
+    (local, shift)
 }
 
 /// Drops door positions given before, keeping the first of each in order.

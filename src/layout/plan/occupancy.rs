@@ -482,14 +482,23 @@ fn outside_cells(mask: &crate::layout::geom::Mask, mut f: impl FnMut(i32, i32)) 
     }
 }
 
+impl Placed<'_> {
+    /// Whether entry `e`, whose box holds cell `p`, covers it: a room's mask does, a
+    /// corridor's box does.
+    fn covers(&self, e: &super::Entry, p: Point) -> bool {
+        match self.st.placed.get(e.data as usize).copied().flatten() {
+            Some((s, q)) => self.planner.shape(s).mask.inside(p.x - q.x, p.y - q.y),
+            None => true,
+        }
+    }
+}
+
 impl corridor::Occupancy for Placed<'_> {
     fn room_at(&self, p: Point) -> bool {
-        self.st.index.locate_all_at_point([p.x, p.y]).any(|e| {
-            match self.st.placed.get(e.data as usize).copied().flatten() {
-                Some((s, q)) => self.planner.shape(s).mask.inside(p.x - q.x, p.y - q.y),
-                None => true,
-            }
-        })
+        self.st
+            .index
+            .locate_all_at_point([p.x, p.y])
+            .any(|e| self.covers(e, p))
     }
 
     fn rooms_at(&self, cells: &[Point]) -> Vec<bool> {
@@ -508,11 +517,7 @@ impl corridor::Occupancy for Placed<'_> {
             .iter()
             .map(|&p| {
                 near.iter().any(|e| {
-                    rstar::PointDistance::contains_point(e.geom(), &[p.x, p.y])
-                        && match self.st.placed.get(e.data as usize).copied().flatten() {
-                            Some((s, q)) => self.planner.shape(s).mask.inside(p.x - q.x, p.y - q.y),
-                            None => true,
-                        }
+                    rstar::PointDistance::contains_point(e.geom(), &[p.x, p.y]) && self.covers(e, p)
                 })
             })
             .collect()

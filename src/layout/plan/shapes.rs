@@ -482,10 +482,8 @@ impl ShapeSet {
             let (met, safe) = met.split_at_mut(words);
             // Runs `r` and `t` meet at offsets `r.at(k) - t.a`, `k` from `1 - t.count` to
             // `r.count - 1`.
-            let mut all_safe = true;
             for (r, t) in pairs {
                 let apart = outer(placed, r) && outer(new, t);
-                all_safe &= apart;
                 for k in 1 - i32::from(t.count)..i32::from(r.count) {
                     let x = cell(r.at(k) - t.a);
                     met[x / 64] |= 1 << (x % 64);
@@ -498,10 +496,7 @@ impl ShapeSet {
             out.offsets.reserve_exact(n);
             for_each_bit(met, |k| {
                 let o = Point::new(lo.x + (k >> sh) as i32, lo.y + (k & (h - 1)) as i32);
-                if all_safe
-                    || safe[k / 64] & (1 << (k % 64)) != 0
-                    || !self.overlap_at(placed, new, o)
-                {
+                if safe[k / 64] & (1 << (k % 64)) != 0 || !self.overlap_at(placed, new, o) {
                     out.offsets.push(o);
                 }
             });

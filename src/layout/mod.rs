@@ -266,7 +266,9 @@ impl Iterator for AttemptCounter {
 pub struct Budget {
     /// Retries (see [`RetryPolicy::Attempts`] for how an attempt starts).
     pub retry: RetryPolicy,
-    /// Candidate positions tried per attempt, per room.
+    /// Candidate positions tried per attempt, per room. An attempt at fitting a big level's
+    /// parts together may let its parts' own searches try 100 times as many, per room of the
+    /// level, before it ends.
     pub steps_per_room: u32,
     /// How many times a room's subtree may fail before it gives up to its parent.
     pub failures_per_room: u32,

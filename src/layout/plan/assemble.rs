@@ -6,8 +6,10 @@
 //! end of the cut link touches the room at the other end, already placed. A part may also be
 //! turned: a rotation or mirror of a whole layout keeps every contact and corridor, so each
 //! layout is tried under every transformation that its rooms' templates allow (found by
-//! geometry in [`ShapeSet::turn_table`]), eight times the directions a part can grow in. If
-//! they do not fit, `Planner::layout` lays the level out room by room instead.
+//! geometry in [`ShapeSet::turn_table`]), eight times the directions a part can grow in. An
+//! attempt at fitting them ends once its parts' searches have made [`TRIES_PER_ROOM`] times
+//! the budget's steps per room placement tries per room of the level. If they do not fit,
+//! `Planner::layout` lays the level out room by room instead.
 //!
 //! Why: the room-by-room search backtracks chronologically, and on a level of hundreds of
 //! rooms a room placed early is often walled in by rooms placed much later, before its own
@@ -26,7 +28,7 @@ use super::super::geom::{Point, Rect};
 use super::super::{Layout, LayoutError, Segment};
 use super::parts::Part;
 use super::turns::{Piece, Turns};
-use super::{Planner, State};
+use super::{Planner, State, search};
 use crate::seed;
 
 /// Annealing runs a part gets when its search first fails in a call (see `anneal`).
@@ -45,6 +47,13 @@ const STAND_IN_TRIES: u32 = 3;
 const ESCALATE: u32 = 8;
 /// Layouts kept per part; beyond that, they are used again in turn.
 const POOL: usize = 12;
+/// Placement tries (times the budget's steps per room, per room of the level) that one
+/// assembly attempt may spend on its parts' searches before it ends like a room-by-room
+/// attempt out of steps: 10 million at 1000 rooms under the default 100 steps per room.
+/// Layouts that succeed use far less (the most measured: 0.5 to 11 million over all attempts
+/// at 1000 rooms without holes, 1.4 million at 400), while an attempt that cannot fit its
+/// parts together otherwise goes on asking them for layouts for minutes.
+const TRIES_PER_ROOM: u64 = 100;
 /// Free moves counted per waiting part (enough to tell the tight ones).
 const COUNT_CAP: usize = 8;
 
@@ -103,9 +112,12 @@ impl Planner {
                 break;
             }
             attempt += 1;
-            if let Some(st) =
-                self.fit_parts(&mut rng, parts, &mut pool, &mut fails, &mut why, deadline)
-            {
+            let tries = TRIES_PER_ROOM
+                * u64::from(self.problem.budget.steps_per_room.max(1))
+                * self.problem.rooms.len() as u64;
+            if let Some(st) = self.fit_parts(
+                &mut rng, parts, &mut pool, &mut fails, &mut why, deadline, tries,
+            ) {
                 return Ok(self.finish(seed, attempt, st));
             }
             // A part that never laid out on its own will not now.
@@ -157,6 +169,9 @@ impl Planner {
     /// (its joint's other room placed) with the fewest free moves; a move that leaves a
     /// waiting part near it no free move is refused; a part with no move left tries another
     /// layout of itself, then the search jumps back to the last part placed near its joint.
+    /// The attempt ends, `None`, once its parts' searches have made more than `tries`
+    /// placement tries (checked between searches, so one search may run past it).
+    #[allow(clippy::too_many_arguments)]
     fn fit_parts<R: Rng + ?Sized>(
         &self,
         rng: &mut R,
@@ -165,6 +180,7 @@ impl Planner {
         fails: &mut [u32],
         why: &mut [Option<LayoutError>],
         deadline: Option<std::time::Instant>,
+        tries: u64,
     ) -> Option<State> {
         let np = parts.len();
         let mut st = State {
@@ -275,7 +291,13 @@ impl Planner {
                 }
             }
         };
+        // The attempt's share of placement tries (see TRIES_PER_ROOM).
+        let tries_cap = search::tries_so_far().saturating_add(tries);
+        let spent = || search::tries_so_far() > tries_cap;
         'choose: loop {
+            if spent() {
+                return None;
+            }
             // Past the deadline, nothing found from here on is returned: a part's search cut
             // short by it may have failed where it would have found a layout, and a layout
             // returned must be the one found without a deadline (`Budget::time_limit_ms`).
@@ -343,6 +365,9 @@ impl Planner {
             });
             // Try moves of the top frame; on running out, new layouts; then undo.
             loop {
+                if spent() {
+                    return None;
+                }
                 let f = frames.last_mut().expect("a frame is open");
                 let k = f.part;
                 let part = &parts[k];
@@ -731,6 +756,45 @@ mod tests {
         }
     }
 
+    /// An attempt's parts' searches are charged against its allowance of placement tries: with
+    /// none it ends after its first search; with exactly the tries an unbounded attempt used, it
+    /// finds the same layout (the allowance is only read between searches, so it changes
+    /// nothing until it runs out). The tries are counted by the search itself, so the count of
+    /// a successful attempt is at least one try per room.
+    #[test]
+    fn attempts_stop_when_their_tries_run_out() {
+        use super::{Pool, search};
+        let mut checked = 0;
+        for seed in 0..6 {
+            let planner = Planner::new(chain(30, seed)).unwrap();
+            let parts = planner.parts.as_ref().expect("a big level");
+            let run = |tries: u64| {
+                let mut pool = Pool::new(parts.len());
+                let mut fails = vec![0; parts.len()];
+                let mut why = vec![None; parts.len()];
+                let mut rng = crate::seed::stream(seed, "test");
+                let before = search::tries_so_far();
+                let st = planner.fit_parts(
+                    &mut rng, parts, &mut pool, &mut fails, &mut why, None, tries,
+                );
+                (st.map(|st| st.placed), search::tries_so_far() - before)
+            };
+            let (none, _) = run(0);
+            assert!(none.is_none(), "seed {seed}: no tries, no layout");
+            let (free, used) = run(u64::MAX);
+            let Some(free) = free else { continue };
+            assert!(
+                used >= planner.problem.rooms.len() as u64,
+                "seed {seed}: {used} tries"
+            );
+            let (capped, again) = run(used);
+            assert_eq!(again, used, "seed {seed}: the same searches");
+            assert_eq!(capped, Some(free), "seed {seed}: the same layout");
+            checked += 1;
+        }
+        assert!(checked >= 3, "only {checked} chains fitted in one attempt");
+    }
+
     /// The first part always lies alone at the origin, so a layout of it that leaves a part
     /// joined to it no move would fail the same way in every attempt: a layout the search
     /// comes all the way back to is dropped from the part's layouts, and the attempt goes on
@@ -776,7 +840,15 @@ mod tests {
         let mut why = vec![None; parts.len()];
         let mut rng = crate::seed::stream(3, "test");
         let st = planner
-            .fit_parts(&mut rng, parts, &mut pool, &mut fails, &mut why, None)
+            .fit_parts(
+                &mut rng,
+                parts,
+                &mut pool,
+                &mut fails,
+                &mut why,
+                None,
+                u64::MAX,
+            )
             .expect("a new layout of the first part leaves the corridor a way out");
         let layout = planner.finish(3, 1, st);
         assert_eq!(planner.check(&layout), Ok(()));

@@ -3,6 +3,19 @@
 
 use super::*;
 
+thread_local! {
+    /// Placement tries made on this thread so far, by every search (a part's own included):
+    /// the assembly reads it to charge its attempts for their parts' searches (see
+    /// `assemble::TRIES_PER_ROOM`). One layout runs on one thread, so the count a call reads
+    /// is its own work, the same on every run.
+    static TRIES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many placement tries this thread has made (see `TRIES`).
+pub(super) fn tries_so_far() -> u64 {
+    TRIES.with(std::cell::Cell::get)
+}
+
 impl Planner {
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
@@ -404,6 +417,7 @@ impl Planner {
                         })));
                     }
                     steps_left -= 1;
+                    TRIES.with(|t| t.set(t.get() + 1));
                     let c = f.cands[f.next];
                     f.next += 1;
                     match self.try_place(&mut st, i, c, f.corridors) {

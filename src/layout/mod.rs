@@ -199,7 +199,10 @@ pub enum RetryPolicy {
     /// stuck; the next starts over from there, cutting back twice as far each time it gets no
     /// deeper, and from scratch once the cut reaches the first room. Smaller levels start
     /// every attempt from scratch. A big level laid out in parts (see the module docs) makes
-    /// up to this many attempts at fitting its parts, then up to as many room by room. A
+    /// up to this many attempts at fitting its parts (an attempt whose parts' searches made
+    /// more than ten times [`Budget::steps_per_room`] tries per room of the level counts as one
+    /// per ten, so a failing assembly is bounded like a room-by-room search, ten times over),
+    /// then up to as many room by room. A
     /// problem the room-by-room search fails on is then annealed (up to 60 rooms, see the
     /// module docs), up to this many runs but at most 20, and a level under 50 rooms (or a
     /// part of a big one) is then searched under up to 24 other room orders, each with this

@@ -202,11 +202,11 @@ pub enum RetryPolicy {
     /// up to this many attempts at fitting its parts (an attempt whose parts' searches made
     /// more than ten times [`Budget::steps_per_room`] tries per room of the level counts as one
     /// per ten, so a failing assembly is bounded like a room-by-room search, ten times over),
-    /// then up to as many room by room. A
-    /// problem the room-by-room search fails on is then annealed (up to 60 rooms, see the
-    /// module docs), up to this many runs but at most 20, and a level under 50 rooms (or a
-    /// part of a big one) is then searched under up to 24 other room orders, each with this
-    /// many attempts but at most 10; the error counts every attempt and run.
+    /// then up to as many room by room. A problem the room-by-room search fails on is then
+    /// annealed (up to 60 rooms, see the module docs), up to this many runs but at most 20,
+    /// and a level under 50 rooms (or a part of a big one) is then searched under up to 24
+    /// other room orders, each with this many attempts but at most 10; the error counts every
+    /// attempt and run.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed). A big level laid out in parts gives the parts

@@ -16,6 +16,11 @@ pub(super) fn tries_so_far() -> u64 {
     TRIES.with(std::cell::Cell::get)
 }
 
+/// Adds an attempt's tries to this thread's count (once per attempt, off the search loop).
+fn count_tries(n: u64) {
+    TRIES.with(|t| t.set(t.get() + n));
+}
+
 impl Planner {
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
@@ -382,6 +387,7 @@ impl Planner {
             }
         };
         let mut steps_left = u64::from(budget.steps_per_room) * (n - from) as u64;
+        let steps_given = steps_left;
         let mut deepest = frames.len();
         loop {
             if let Some(rec) = record.as_deref_mut()
@@ -410,6 +416,7 @@ impl Planner {
                     }
                     if steps_left == 0 {
                         failures[room] += 1;
+                        count_tries(steps_given);
                         return Err(Some(Box::new(Resume {
                             frames,
                             state: st,
@@ -417,7 +424,6 @@ impl Planner {
                         })));
                     }
                     steps_left -= 1;
-                    TRIES.with(|t| t.set(t.get() + 1));
                     let c = f.cands[f.next];
                     f.next += 1;
                     match self.try_place(&mut st, i, c, f.corridors) {
@@ -442,6 +448,7 @@ impl Planner {
             }
             if placed {
                 if i + 1 == n {
+                    count_tries(steps_given - steps_left);
                     return Ok(st);
                 }
                 let before = st.corridors.len();
@@ -452,6 +459,7 @@ impl Planner {
             failures[room] += 1;
             let dead = frames.pop().expect("a frame is open");
             if i == 0 {
+                count_tries(steps_given - steps_left);
                 return Err(None);
             }
             // Jump back to the latest step in the conflict set.

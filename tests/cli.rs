@@ -619,6 +619,57 @@ fn layout_explain_pictures_where_a_failure_got_stuck() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+#[test]
+fn layout_explain_pictures_where_a_big_levels_parts_got_stuck() {
+    // A path of 60 rooms ending in a 3 x 3 cell (one door a side) linked to five rooms: the
+    // level is laid out in parts, and the cell's part finds no place.
+    let dir = scratch("parts");
+    let mut rooms = Vec::new();
+    let mut connections = Vec::new();
+    for r in 0..60 {
+        rooms.push(serde_json::json!({"id": r, "name": format!("r{r}"), "templates": ["room"]}));
+        if r > 0 {
+            connections.push(serde_json::json!({"from": r - 1, "to": r}));
+        }
+    }
+    rooms.push(serde_json::json!({"id": 60, "name": "cell", "templates": ["cell"]}));
+    connections.push(serde_json::json!({"from": 59, "to": 60}));
+    for k in 0..4 {
+        rooms.push(
+            serde_json::json!({"id": 61 + k, "name": format!("leaf{k}"), "templates": ["room"]}),
+        );
+        connections.push(serde_json::json!({"from": 60, "to": 61 + k}));
+    }
+    let square = |side: i32| {
+        serde_json::json!({
+            "outline": [[0, 0], [0, side], [side, side], [side, 0]],
+            "doors": {"mode": "simple", "door_length": 1, "corner_distance": 1},
+            "transformations": ["Identity"]
+        })
+    };
+    let level = serde_json::json!({
+        "format": "edgar-neutral-level/1",
+        "name": "cell_at_the_end",
+        "minimum_room_distance": 0,
+        "repeat_mode_default": "AllowRepeat",
+        "repeat_mode_override": null,
+        "rooms": rooms,
+        "connections": connections,
+        "room_templates": {"room": square(6), "cell": square(3)}
+    });
+    let input = dir.join("cell_at_the_end.json");
+    std::fs::write(&input, level.to_string()).unwrap();
+    let o = levelplan(&["layout", "--edgar", input.to_str().unwrap(), "--explain"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("where fitting the level's parts together got stuck:"),
+        "{err}"
+    );
+    assert!(err.contains("does not fit next to"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A scratch directory of this test process.
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("levelplan-cli-{}-{name}", std::process::id()));

@@ -103,7 +103,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
         /// If no layout is found, also print a picture of where the search got stuck: the
-        /// rooms it had placed at its deepest, and the room that did not fit.
+        /// rooms it had placed at its deepest, and the room that did not fit (for a big level
+        /// laid out in parts, the parts placed and the part that found no place).
         #[arg(long)]
         explain: bool,
         /// If no layout is found, also write that picture as SVG to this file.
@@ -514,16 +515,26 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let layout = planner.layout(seed).map_err(|e| {
                 let mut text = format!("{}: {e}", edgar.display());
                 let wanted = explain || explain_svg.is_some();
-                if let Some(stuck) = wanted.then(|| planner.deepest(seed)).flatten() {
+                // A big level laid out in parts shows where its parts got stuck (the
+                // room-by-room search it falls back on rarely says more).
+                let picture = wanted
+                    .then(|| {
+                        planner
+                            .deepest_parts(seed)
+                            .map(|p| ("fitting the level's parts together", p))
+                            .or_else(|| planner.deepest(seed).map(|p| ("the search", p)))
+                    })
+                    .flatten();
+                if let Some((what, stuck)) = picture {
                     if explain {
-                        text.push_str("\nwhere the search got stuck:\n");
+                        text.push_str(&format!("\nwhere {what} got stuck:\n"));
                         text.push_str(&stuck.to_ascii());
                     }
                     if let Some(path) = &explain_svg {
                         let svg = levelplan::export::svg::partial_layout_to_svg(&stuck, 12);
                         match fs::write(path, svg) {
                             Ok(()) => text.push_str(&format!(
-                                "\na picture of where the search got stuck is in {}",
+                                "\na picture of where {what} got stuck is in {}",
                                 path.display()
                             )),
                             Err(err) => {

@@ -28,7 +28,7 @@ use super::super::geom::{Point, Rect};
 use super::super::{Layout, LayoutError, Segment};
 use super::parts::Part;
 use super::turns::{Piece, Turns};
-use super::{Planner, State, search};
+use super::{Deepest, Planner, State, search};
 use crate::seed;
 
 /// Annealing runs a part gets when its search first fails in a call (see `anneal`).
@@ -117,6 +117,7 @@ impl Planner {
         seed: u64,
         parts: &[Part],
         deadline: Option<std::time::Instant>,
+        mut record: Option<&mut Deepest>,
     ) -> Result<Layout, LayoutError> {
         let mut rng = seed::stream(seed, "assembly");
         let mut pool = Pool::new(parts.len());
@@ -141,6 +142,7 @@ impl Planner {
                 &mut why,
                 deadline,
                 TRIES_PER_ROOM * per_room,
+                record.as_deref_mut(),
             ) {
                 return Ok(self.finish(seed, attempt, st));
             }
@@ -207,6 +209,7 @@ impl Planner {
         why: &mut [Option<LayoutError>],
         deadline: Option<std::time::Instant>,
         tries: u64,
+        mut record: Option<&mut Deepest>,
     ) -> Option<State> {
         let np = parts.len();
         let mut st = State {
@@ -469,6 +472,17 @@ impl Planner {
                 // tries its next move.
                 fails[k] += 1;
                 failed_here[k] += 1;
+                if let Some(rec) = record.as_deref_mut() {
+                    let placed = on.iter().filter(|&&b| b).count();
+                    if rec.placed.is_empty() || placed > rec.depth {
+                        rec.depth = placed;
+                        rec.placed.clone_from(&st.placed);
+                        rec.corridors.clone_from(&st.corridors);
+                        rec.next = part
+                            .joint
+                            .map_or(part.rooms[0], |(_, _, own)| part.rooms[own]);
+                    }
+                }
                 layouts[k] = 0;
                 count[k] = None;
                 frames.pop();
@@ -776,7 +790,7 @@ mod tests {
             let planner = Planner::new(p.clone()).unwrap();
             let parts = planner.parts.as_ref().expect("a big level");
             let layout = planner
-                .assemble(seed, parts, None)
+                .assemble(seed, parts, None, None)
                 .unwrap_or_else(|e| panic!("chain {seed}: {e}"));
             assert_eq!(planner.check(&layout), Ok(()), "chain {seed}");
         }
@@ -801,7 +815,7 @@ mod tests {
                 let mut rng = crate::seed::stream(seed, "test");
                 let before = search::tries_so_far();
                 let st = planner.fit_parts(
-                    &mut rng, parts, &mut pool, &mut fails, &mut why, None, tries,
+                    &mut rng, parts, &mut pool, &mut fails, &mut why, None, tries, None,
                 );
                 (st.map(|st| st.placed), search::tries_so_far() - before)
             };
@@ -895,6 +909,7 @@ mod tests {
                 &mut why,
                 None,
                 u64::MAX,
+                None,
             )
             .expect("a new layout of the first part leaves the corridor a way out");
         let layout = planner.finish(3, 1, st);
@@ -938,6 +953,30 @@ mod tests {
         p.budget.retry = crate::layout::RetryPolicy::Attempts(2);
         let planner = Planner::new(p).unwrap();
         assert!(planner.parts.is_some(), "the level comes apart at bridges");
+        // The parts' picture: whole parts placed, the stuck joint room not placed, next to
+        // the placed rooms it links to; the same picture every time.
+        let stuck = planner.deepest_parts(0).expect("the parts do not fit");
+        assert_eq!(
+            stuck.to_ascii(),
+            planner.deepest_parts(0).unwrap().to_ascii()
+        );
+        let index = |name: &str| planner.problem.rooms.iter().position(|r| r.name == name);
+        let s = index(&stuck.stuck).expect("a room of the level");
+        assert!(stuck.rooms[s].is_none(), "the stuck room is not placed");
+        assert!(!stuck.stuck_next_to.is_empty());
+        for nb in &stuck.stuck_next_to {
+            let q = index(nb).unwrap();
+            assert!(stuck.rooms[q].is_some() && planner.linked(s, q), "{nb}");
+        }
+        for part in planner.parts.as_ref().unwrap() {
+            let on = part
+                .rooms
+                .iter()
+                .filter(|&&r| stuck.rooms[r].is_some())
+                .count();
+            assert!(on == 0 || on == part.rooms.len(), "parts are placed whole");
+        }
+        assert!(stuck.placed() > 0 && stuck.placed() < planner.problem.rooms.len());
         match planner.layout(0) {
             Err(LayoutError::NoLayout { constraint, .. }) => {
                 assert!(

@@ -69,7 +69,7 @@ impl Planner {
         let mut in_parts: Option<String> = None;
         if let Some(parts) = &self.parts {
             // The parts get the first half of a time budget, the room-by-room search the rest.
-            match self.assemble(seed, parts, ms.map(|ms| after(ms / 2)).or(cap)) {
+            match self.assemble(seed, parts, ms.map(|ms| after(ms / 2)).or(cap), None) {
                 Ok(layout) => return Ok(layout),
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): room by room, with a budget of its own.
@@ -219,9 +219,68 @@ impl Planner {
         {
             return None;
         }
+        Some(self.partial_layout(&rec))
+    }
+
+    /// Where a big level's parts got stuck for `seed`: `None` if [`Planner::layout`] lays the
+    /// level out or the level is not laid out in parts (levels of 50 rooms or more that come
+    /// apart at bridges are; see the module docs), else the parts placed when the fitting had
+    /// the most of them in place, over all its attempts, and the joint room of the part that
+    /// found no place there, with the placed room it must touch. This is where a failed big
+    /// level usually went wrong: [`Planner::deepest`] shows the room-by-room search it falls
+    /// back on. The fitting runs again under the same budget (so under an attempt budget the
+    /// same seed gives the same picture); it costs up to twice a failed layout.
+    ///
+    /// ```
+    /// use levelplan::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
+    /// // A path of 60 rooms ending in a 3 x 3 cell (one door a side) linked to five rooms.
+    /// let mut problem = LayoutProblem::new(vec![
+    ///     RoomTemplate::rectangle("room", 6, 6, 1),
+    ///     RoomTemplate::rectangle("cell", 3, 3, 1),
+    /// ]);
+    /// for r in 0..60 {
+    ///     problem.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0]));
+    ///     if r > 0 {
+    ///         problem.links.push(LinkSpec::new(r - 1, r, Realise::Contact));
+    ///     }
+    /// }
+    /// problem.rooms.push(RoomSpec::new("cell", vec![1]));
+    /// problem.links.push(LinkSpec::new(59, 60, Realise::Contact));
+    /// for k in 0..4 {
+    ///     problem.rooms.push(RoomSpec::new(&format!("leaf{k}"), vec![0]));
+    ///     problem.links.push(LinkSpec::new(60, 61 + k, Realise::Contact));
+    /// }
+    /// problem.budget.retry = levelplan::layout::RetryPolicy::Attempts(2);
+    /// let planner = Planner::new(problem).unwrap();
+    /// assert!(planner.layout(0).is_err());
+    /// let stuck = planner.deepest_parts(0).unwrap();
+    /// assert!(stuck.placed() > 0);
+    /// print!("{}", stuck.to_ascii());
+    /// ```
+    pub fn deepest_parts(&self, seed: u64) -> Option<PartialLayout> {
+        let parts = self.parts.as_ref()?;
+        if self.layout(seed).is_ok() {
+            return None;
+        }
+        let deadline = match self.problem.budget.retry {
+            // The fitting's share of a time budget, as in a layout.
+            RetryPolicy::Millis(ms) => {
+                Some(std::time::Instant::now() + std::time::Duration::from_millis(ms / 2))
+            }
+            RetryPolicy::Attempts(_) => None,
+        };
+        let mut rec = Deepest::default();
+        if self.assemble(seed, parts, deadline, Some(&mut rec)).is_ok() || rec.placed.is_empty() {
+            return None;
+        }
+        Some(self.partial_layout(&rec))
+    }
+
+    /// The picture of a search's deepest point.
+    fn partial_layout(&self, rec: &Deepest) -> PartialLayout {
         let stuck = rec.next;
         let name = |r: usize| self.problem.rooms[r].name.clone();
-        Some(PartialLayout {
+        PartialLayout {
             rooms: (0..self.problem.rooms.len())
                 .map(|r| {
                     rec.placed
@@ -243,7 +302,7 @@ impl Planner {
                 .filter(|&nb| rec.placed.get(nb).copied().flatten().is_some())
                 .map(name)
                 .collect(),
-        })
+        }
     }
 
     /// [`Planner::search`], recording its deepest state in `record` if given.

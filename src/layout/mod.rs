@@ -41,7 +41,8 @@
 //!   part that cannot be fitted sends the search back to the last part placed near its joint
 //!   (after 8 failures in an attempt, to the part it hangs off, then further up). If the parts do
 //!   not fit within the budget, the level is laid out room by room with a budget of its own
-//!   (so a failure costs both);
+//!   (so a failure costs both), unless a part found no layout of its own, not even without
+//!   its stand-ins: the level contains that part, so the error names it at once;
 //! * the room-by-room search closes every loop tight, so it never leaves a hole inside a loop,
 //!   and some graphs need one (a room that lies inside a loop in every drawing, such as the
 //!   middle of three paths between two rooms). When it fails on a problem of up to 60 rooms
@@ -202,7 +203,8 @@ pub enum RetryPolicy {
     /// up to this many attempts at fitting its parts (an attempt whose parts' searches made
     /// more than ten times [`Budget::steps_per_room`] tries per room of the level counts as one
     /// per ten, so a failing assembly is bounded like a room-by-room search, ten times over),
-    /// then up to as many room by room. A problem the room-by-room search fails on is then
+    /// then up to as many room by room (none if a part found no layout of its own, which
+    /// fails the level). A problem the room-by-room search fails on is then
     /// annealed (up to 60 rooms, see the module docs), up to this many runs but at most 20,
     /// and a level under 50 rooms (or a part of a big one) is then searched under up to 24
     /// other room orders, each with this many attempts but at most 10; the error counts every

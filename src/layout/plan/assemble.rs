@@ -9,7 +9,9 @@
 //! geometry in [`ShapeSet::turn_table`]), eight times the directions a part can grow in. An
 //! attempt at fitting them ends once its parts' searches have made [`TRIES_PER_ROOM`] times
 //! the budget's steps per room placement tries per room of the level. If they do not fit,
-//! `Planner::layout` lays the level out room by room instead.
+//! `Planner::layout` lays the level out room by room instead, unless a part found no layout
+//! of its own in [`LAYOUTS_PER_PART`] searches: a layout of the level would contain one of
+//! the part, so the level fails there, naming the part.
 //!
 //! Why: the room-by-room search backtracks chronologically, and on a level of hundreds of
 //! rooms a room placed early is often walled in by rooms placed much later, before its own
@@ -111,14 +113,18 @@ struct Frame {
 }
 
 impl Planner {
-    /// Lays a big level out part by part (see the module docs).
+    /// Lays a big level out part by part (see the module docs). The error comes with whether
+    /// a part of the level found no layout of its own in [`LAYOUTS_PER_PART`] searches (each
+    /// with its own order, other orders, annealing and the part without its stand-ins): the
+    /// whole level contains that part, so laying it out room by room would have to find what
+    /// those searches did not.
     pub(super) fn assemble(
         &self,
         seed: u64,
         parts: &[Part],
         deadline: Option<std::time::Instant>,
         mut record: Option<&mut Deepest>,
-    ) -> Result<Layout, LayoutError> {
+    ) -> Result<Layout, (LayoutError, bool)> {
         let mut rng = seed::stream(seed, "assembly");
         let mut pool = Pool::new(parts.len());
         let mut fails = vec![0u32; parts.len()];
@@ -153,6 +159,8 @@ impl Planner {
                 break;
             }
         }
+        let no_part_layout =
+            (0..parts.len()).any(|k| pool.made[k] == 0 && pool.failed[k] >= LAYOUTS_PER_PART);
         // A part that never laid out on its own is the reason; else the part that failed to
         // fit most often.
         let hopeless = (0..parts.len()).find(|&k| pool.made[k] == 0 && why[k].is_some());
@@ -184,13 +192,16 @@ impl Planner {
                 "no layout of the first part left room for the parts joined to it".to_string(),
             ),
         };
-        Err(LayoutError::NoLayout {
-            attempts: attempt,
-            room,
-            composite: format!(" in part {} of {}", k + 1, parts.len()),
-            failures: fails[k],
-            constraint,
-        })
+        Err((
+            LayoutError::NoLayout {
+                attempts: attempt,
+                room,
+                composite: format!(" in part {} of {}", k + 1, parts.len()),
+                failures: fails[k],
+                constraint,
+            },
+            no_part_layout,
+        ))
     }
 
     /// One attempt at fitting the parts together: depth first, each time the waiting part
@@ -791,7 +802,7 @@ mod tests {
             let parts = planner.parts.as_ref().expect("a big level");
             let layout = planner
                 .assemble(seed, parts, None, None)
-                .unwrap_or_else(|e| panic!("chain {seed}: {e}"));
+                .unwrap_or_else(|e| panic!("chain {seed}: {}", e.0));
             assert_eq!(planner.check(&layout), Ok(()), "chain {seed}");
         }
     }
@@ -921,6 +932,54 @@ mod tests {
             "the walled-in layout is gone"
         );
         assert!(pool.made[0] >= 2 && pool.made[0] <= 1 + LAYOUTS_PER_PART);
+    }
+
+    /// A part with no layout of its own (a 3 x 3 cell, one door a side, in the middle of a
+    /// wheel of five rooms: five links, four doors) fails the level at once, without the
+    /// room-by-room search, and the error says which part.
+    #[test]
+    fn a_part_with_no_layout_fails_the_level_at_once() {
+        use crate::layout::{
+            LayoutError, LayoutProblem, LinkSpec, Realise, RoomSpec, RoomTemplate,
+        };
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("room", 6, 6, 1),
+            RoomTemplate::rectangle("cell", 3, 3, 1),
+        ]);
+        let path = 60;
+        for r in 0..path {
+            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0]));
+            if r > 0 {
+                p.links.push(LinkSpec::new(r - 1, r, Realise::Contact));
+            }
+        }
+        let cell = path;
+        p.rooms.push(RoomSpec::new("cell", vec![1]));
+        for k in 0..5 {
+            p.rooms.push(RoomSpec::new(&format!("rim{k}"), vec![0]));
+            let rim = cell + 1 + k;
+            p.links.push(LinkSpec::new(cell, rim, Realise::Contact));
+            p.links
+                .push(LinkSpec::new(rim, cell + 1 + (k + 1) % 5, Realise::Contact));
+        }
+        p.links
+            .push(LinkSpec::new(path - 1, cell + 1, Realise::Contact));
+        p.budget.retry = crate::layout::RetryPolicy::Attempts(50);
+        let planner = Planner::new(p).unwrap();
+        assert!(planner.parts.is_some(), "the level comes apart at bridges");
+        match planner.layout(0) {
+            Err(LayoutError::NoLayout { constraint, .. }) => {
+                assert!(
+                    constraint.contains("the part could not be laid out on its own"),
+                    "{constraint}"
+                );
+                assert!(
+                    !constraint.contains("laid out in parts first"),
+                    "no room-by-room search: {constraint}"
+                );
+            }
+            other => panic!("expected no layout, got {other:?}"),
+        }
     }
 
     /// A big level that fails both in parts and room by room says why the parts did not fit

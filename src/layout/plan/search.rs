@@ -71,17 +71,30 @@ impl Planner {
             // The parts get the first half of a time budget, the room-by-room search the rest.
             match self.assemble(seed, parts, ms.map(|ms| after(ms / 2)).or(cap), None) {
                 Ok(layout) => return Ok(layout),
+                // A part found no layout of its own: nor will the level that contains it.
+                Err((mut e, true)) => {
+                    if let LayoutError::NoLayout { constraint, .. } = &mut e
+                        && let Some(hint) = self.enclosure_hint()
+                    {
+                        constraint.push_str("; ");
+                        constraint.push_str(&hint);
+                    }
+                    return Err(e);
+                }
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): room by room, with a budget of its own.
-                Err(LayoutError::NoLayout {
-                    attempts,
-                    constraint,
-                    ..
-                }) => {
+                Err((
+                    LayoutError::NoLayout {
+                        attempts,
+                        constraint,
+                        ..
+                    },
+                    false,
+                )) => {
                     before = attempts;
                     in_parts = Some(constraint);
                 }
-                Err(e) => return Err(e),
+                Err((e, _)) => return Err(e),
             }
         }
         let whole = self.ordered()?;

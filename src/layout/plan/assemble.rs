@@ -113,8 +113,8 @@ struct Frame {
 }
 
 impl Planner {
-    /// Lays a big level out part by part (see the module docs). The error comes with whether
-    /// a part of the level found no layout of its own in [`LAYOUTS_PER_PART`] searches (each
+    /// Lays a big level out part by part (see the module docs). The error comes with the part
+    /// of the level, if any, that found no layout of its own in [`LAYOUTS_PER_PART`] searches (each
     /// with its own order, other orders, annealing and the part without its stand-ins): the
     /// whole level contains that part, so laying it out room by room would have to find what
     /// those searches did not.
@@ -124,7 +124,7 @@ impl Planner {
         parts: &[Part],
         deadline: Option<std::time::Instant>,
         mut record: Option<&mut Deepest>,
-    ) -> Result<Layout, (LayoutError, bool)> {
+    ) -> Result<Layout, (LayoutError, Option<usize>)> {
         let mut rng = seed::stream(seed, "assembly");
         let mut pool = Pool::new(parts.len());
         let mut fails = vec![0u32; parts.len()];
@@ -160,7 +160,7 @@ impl Planner {
             }
         }
         let no_part_layout =
-            (0..parts.len()).any(|k| pool.made[k] == 0 && pool.failed[k] >= LAYOUTS_PER_PART);
+            (0..parts.len()).find(|&k| pool.made[k] == 0 && pool.failed[k] >= LAYOUTS_PER_PART);
         // A part that never laid out on its own is the reason; else the part that failed to
         // fit most often.
         let hopeless = (0..parts.len()).find(|&k| pool.made[k] == 0 && why[k].is_some());
@@ -979,6 +979,20 @@ mod tests {
                 );
             }
             other => panic!("expected no layout, got {other:?}"),
+        }
+        // The picture is of the wheel's own search: only its rooms, the stuck one not placed,
+        // next to placed rooms it links to.
+        let stuck = planner.deepest_parts(0).expect("the wheel has no layout");
+        let index = |name: &str| planner.problem.rooms.iter().position(|r| r.name == name);
+        let s = index(&stuck.stuck).expect("a room of the level");
+        assert!(s >= cell && stuck.rooms[s].is_none(), "{}", stuck.stuck);
+        assert!(stuck.placed() > 0);
+        for (r, room) in stuck.rooms.iter().enumerate() {
+            assert!(room.is_none() || r >= cell, "only the wheel's rooms");
+        }
+        for nb in &stuck.stuck_next_to {
+            let q = index(nb).unwrap();
+            assert!(stuck.rooms[q].is_some() && planner.linked(s, q), "{nb}");
         }
     }
 

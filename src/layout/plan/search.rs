@@ -72,7 +72,7 @@ impl Planner {
             match self.assemble(seed, parts, ms.map(|ms| after(ms / 2)).or(cap), None) {
                 Ok(layout) => return Ok(layout),
                 // A part found no layout of its own: nor will the level that contains it.
-                Err((mut e, true)) => {
+                Err((mut e, Some(_))) => {
                     if let LayoutError::NoLayout { constraint, .. } = &mut e
                         && let Some(hint) = self.enclosure_hint()
                     {
@@ -89,7 +89,7 @@ impl Planner {
                         constraint,
                         ..
                     },
-                    false,
+                    None,
                 )) => {
                     before = attempts;
                     in_parts = Some(constraint);
@@ -239,7 +239,9 @@ impl Planner {
     /// level out or the level is not laid out in parts (levels of 50 rooms or more that come
     /// apart at bridges are; see the module docs), else the parts placed when the fitting had
     /// the most of them in place, over all its attempts, and the joint room of the part that
-    /// found no place there, with the placed room it must touch. This is where a failed big
+    /// found no place there, with the placed room it must touch; or, where a part found no
+    /// layout of its own (the error says so), where the search for that part got stuck
+    /// (without its stand-ins, if it has any). This is where a failed big
     /// level usually went wrong: [`Planner::deepest`] shows the room-by-room search it falls
     /// back on. The fitting runs again under the same budget (so under an attempt budget the
     /// same seed gives the same picture); it costs up to twice a failed layout.
@@ -283,10 +285,38 @@ impl Planner {
             RetryPolicy::Attempts(_) => None,
         };
         let mut rec = Deepest::default();
-        if self.assemble(seed, parts, deadline, Some(&mut rec)).is_ok() || rec.placed.is_empty() {
-            return None;
+        match self.assemble(seed, parts, deadline, Some(&mut rec)) {
+            Ok(_) => None,
+            Err((_, Some(k))) => self.part_deepest(&parts[k], seed),
+            Err((_, None)) => (!rec.placed.is_empty()).then(|| self.partial_layout(&rec)),
         }
-        Some(self.partial_layout(&rec))
+    }
+
+    /// Where the search for a part with no layout of its own got stuck (the part without its
+    /// stand-ins, if it has any, as the level would hold it), in the level's rooms and links.
+    fn part_deepest(&self, part: &super::parts::Part, seed: u64) -> Option<PartialLayout> {
+        let bare = part.without_stand_ins();
+        let stuck = bare.as_ref().unwrap_or(&part.planner).deepest(seed)?;
+        let mut rooms = vec![None; self.problem.rooms.len()];
+        for (i, room) in stuck.rooms.into_iter().enumerate() {
+            if let Some(&r) = part.rooms.get(i) {
+                rooms[r] = room;
+            }
+        }
+        let corridors = stuck
+            .corridors
+            .into_iter()
+            .filter_map(|(l, cells)| {
+                let level = *part.links.get(l)?;
+                (level != usize::MAX).then_some((level, cells))
+            })
+            .collect();
+        Some(PartialLayout {
+            rooms,
+            corridors,
+            stuck: stuck.stuck,
+            stuck_next_to: stuck.stuck_next_to,
+        })
     }
 
     /// The picture of a search's deepest point.

@@ -336,7 +336,7 @@ fn a_gungeon_level_that_never_lays_out_gives_up_with_the_reason() {
     assert_eq!(*attempts, 1);
     assert!(last.contains("no layout after"), "{last}");
     let text = e.to_string();
-    assert!(text.starts_with("no level after 1 attempts"), "{text}");
+    assert!(text.starts_with("no level after 1 attempt;"), "{text}");
     // Through the Recipe interface the recipe's own error is the source.
     let e = Recipe::generate(&generator, 1).unwrap_err();
     assert!(
@@ -371,7 +371,7 @@ fn a_diablo_stage_out_of_attempts_says_why_the_last_failed() {
     assert!(matches!(stage, StageError::NoLevel { .. }), "{stage:?}");
     let text = e.to_string();
     assert!(
-        text.starts_with("caves: no Caves level in 1 attempts: the last failed because"),
+        text.starts_with("caves: no Caves level in 1 attempt: the last failed because"),
         "{text}"
     );
     assert!(text.contains("floor cells"), "{text}");

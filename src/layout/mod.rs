@@ -702,7 +702,9 @@ pub enum LayoutError {
     },
     /// Every attempt failed.
     #[error(
-        "no layout after {attempts} attempts: {constraint} (room `{room}`{composite} failed most often, {failures} times)"
+        "no layout after {attempts} attempt{}: {constraint} (room `{room}`{composite} failed most often, {failures} time{})",
+        if *attempts == 1 { "" } else { "s" },
+        if *failures == 1 { "" } else { "s" }
     )]
     NoLayout {
         /// Attempts made.
@@ -733,7 +735,8 @@ pub enum LayoutError {
     /// The time limit ([`Budget::time_limit_ms`]) ran out before a layout was found.
     #[error(
         "the layout's time limit of {limit_ms} ms (Budget::time_limit_ms) ran out after \
-         {attempts} attempts; the last failed because {constraint}"
+         {attempts} attempt{}; the last failed because {constraint}",
+        if *attempts == 1 { "" } else { "s" }
     )]
     OutOfTime {
         /// The limit.

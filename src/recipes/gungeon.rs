@@ -119,7 +119,10 @@ pub enum GungeonError {
     #[error("gungeon recipe: {0}")]
     Layout(#[from] crate::layout::LayoutError),
     /// Every attempt failed; the last reason is kept.
-    #[error("no level after {attempts} attempts; the last failed with: {last}")]
+    #[error(
+        "no level after {attempts} attempt{}; the last failed with: {last}",
+        if *attempts == 1 { "" } else { "s" }
+    )]
     GaveUp {
         /// Attempts made.
         attempts: u32,

@@ -29,7 +29,10 @@ use crate::tiles::variants::Substitution;
 #[non_exhaustive]
 pub enum StageError {
     /// No level passed every check within the stage's attempt budget.
-    #[error("no {stage} level in {attempts} attempts: the last failed because {reason}")]
+    #[error(
+        "no {stage} level in {attempts} attempt{}: the last failed because {reason}",
+        if *attempts == 1 { "" } else { "s" }
+    )]
     NoLevel {
         /// The stage.
         stage: &'static str,

@@ -55,7 +55,8 @@ pub enum IsaacError {
     },
     /// No floor passed validation within the attempt budget.
     #[error(
-        "no valid floor in {attempts} attempts: the last failed because {reason}; lower the room count, enlarge the grid or remove guaranteed special rooms"
+        "no valid floor in {attempts} attempt{}: the last failed because {reason}; lower the room count, enlarge the grid or remove guaranteed special rooms",
+        if *attempts == 1 { "" } else { "s" }
     )]
     NoFloor {
         /// Attempts made.

@@ -194,7 +194,10 @@ pub enum SectorError {
         source: Box<SectorError>,
     },
     /// No attempt made a level.
-    #[error("no sector level in {attempts} attempts; the last failed: {reason}")]
+    #[error(
+        "no sector level in {attempts} attempt{}; the last failed: {reason}",
+        if *attempts == 1 { "" } else { "s" }
+    )]
     NoLevel {
         /// Attempts made.
         attempts: u32,

@@ -934,25 +934,31 @@ mod tests {
         assert!(pool.made[0] >= 2 && pool.made[0] <= 1 + LAYOUTS_PER_PART);
     }
 
-    /// A part with no layout of its own (a 3 x 3 cell, one door a side, in the middle of a
-    /// wheel of five rooms: five links, four doors) fails the level at once, without the
-    /// room-by-room search, and the error says which part.
-    #[test]
-    fn a_part_with_no_layout_fails_the_level_at_once() {
-        use crate::layout::{
-            LayoutError, LayoutProblem, LinkSpec, Realise, RoomSpec, RoomTemplate,
-        };
+    /// A path of `rooms` 6 x 6 rooms `r0`, `r1`, ... joined by contact, with a 3 x 3 cell
+    /// template (template 1, one door a side) for rooms added after them.
+    fn path_of_rooms(rooms: usize) -> crate::layout::LayoutProblem {
+        use crate::layout::{LayoutProblem, LinkSpec, Realise, RoomSpec, RoomTemplate};
         let mut p = LayoutProblem::new(vec![
             RoomTemplate::rectangle("room", 6, 6, 1),
             RoomTemplate::rectangle("cell", 3, 3, 1),
         ]);
-        let path = 60;
-        for r in 0..path {
+        for r in 0..rooms {
             p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0]));
             if r > 0 {
                 p.links.push(LinkSpec::new(r - 1, r, Realise::Contact));
             }
         }
+        p
+    }
+
+    /// A part with no layout of its own (a 3 x 3 cell, one door a side, in the middle of a
+    /// wheel of five rooms: five links, four doors) fails the level at once, without the
+    /// room-by-room search, and the error says which part.
+    #[test]
+    fn a_part_with_no_layout_fails_the_level_at_once() {
+        use crate::layout::{LayoutError, LinkSpec, Realise, RoomSpec};
+        let path = 60;
+        let mut p = path_of_rooms(path);
         let cell = path;
         p.rooms.push(RoomSpec::new("cell", vec![1]));
         for k in 0..5 {
@@ -1001,20 +1007,9 @@ mod tests {
     /// side) at the end of a long corridor of rooms, linked to five rooms.
     #[test]
     fn failed_big_levels_say_why_the_parts_did_not_fit() {
-        use crate::layout::{
-            LayoutError, LayoutProblem, LinkSpec, Realise, RoomSpec, RoomTemplate,
-        };
-        let mut p = LayoutProblem::new(vec![
-            RoomTemplate::rectangle("room", 6, 6, 1),
-            RoomTemplate::rectangle("cell", 3, 3, 1),
-        ]);
+        use crate::layout::{LayoutError, LinkSpec, Realise, RoomSpec};
         let path = 60;
-        for r in 0..path {
-            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0]));
-            if r > 0 {
-                p.links.push(LinkSpec::new(r - 1, r, Realise::Contact));
-            }
-        }
+        let mut p = path_of_rooms(path);
         let hub = p.rooms.len();
         p.rooms.push(RoomSpec::new("hub", vec![1]));
         p.links.push(LinkSpec::new(path - 1, hub, Realise::Contact));

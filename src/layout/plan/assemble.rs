@@ -97,6 +97,11 @@ impl Pool {
             made: vec![0; n],
         }
     }
+
+    /// A part whose own search failed [`LAYOUTS_PER_PART`] times without ever laying it out.
+    fn without_layout(&self) -> Option<usize> {
+        (0..self.made.len()).find(|&k| self.made[k] == 0 && self.failed[k] >= LAYOUTS_PER_PART)
+    }
 }
 
 /// The search's record of one part being placed.
@@ -155,12 +160,10 @@ impl Planner {
             let used = search::tries_so_far() - before;
             charged = charged.saturating_add(attempts_charged(used, per_room));
             // A part that never laid out on its own will not now.
-            if (0..parts.len()).any(|k| pool.made[k] == 0 && pool.failed[k] >= LAYOUTS_PER_PART) {
+            if pool.without_layout().is_some() {
                 break;
             }
         }
-        let no_part_layout =
-            (0..parts.len()).find(|&k| pool.made[k] == 0 && pool.failed[k] >= LAYOUTS_PER_PART);
         // A part that never laid out on its own is the reason; else the part that failed to
         // fit most often.
         let hopeless = (0..parts.len()).find(|&k| pool.made[k] == 0 && why[k].is_some());
@@ -200,7 +203,7 @@ impl Planner {
                 failures: fails[k],
                 constraint,
             },
-            no_part_layout,
+            pool.without_layout(),
         ))
     }
 

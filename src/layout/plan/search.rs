@@ -73,11 +73,8 @@ impl Planner {
                 Ok(layout) => return Ok(layout),
                 // A part found no layout of its own: nor will the level that contains it.
                 Err((mut e, Some(_))) => {
-                    if let LayoutError::NoLayout { constraint, .. } = &mut e
-                        && let Some(hint) = self.enclosure_hint()
-                    {
-                        constraint.push_str("; ");
-                        constraint.push_str(&hint);
+                    if let LayoutError::NoLayout { constraint, .. } = &mut e {
+                        self.push_enclosure_hint(constraint);
                     }
                     return Err(e);
                 }
@@ -108,10 +105,7 @@ impl Planner {
                 } = &mut e
                 {
                     *attempts += before;
-                    if let Some(hint) = self.enclosure_hint() {
-                        constraint.push_str("; ");
-                        constraint.push_str(&hint);
-                    }
+                    self.push_enclosure_hint(constraint);
                     if let Some(why) = in_parts {
                         constraint.push_str(" (laid out in parts first: ");
                         constraint.push_str(&why);
@@ -120,6 +114,14 @@ impl Planner {
                 }
                 Err(e)
             }
+        }
+    }
+
+    /// Adds [`Planner::enclosure_hint`], if any, to an error's constraint.
+    fn push_enclosure_hint(&self, constraint: &mut String) {
+        if let Some(hint) = self.enclosure_hint() {
+            constraint.push_str("; ");
+            constraint.push_str(&hint);
         }
     }
 

@@ -187,6 +187,10 @@ pub struct Planner {
     /// A big level cut into parts at bridges, each laid out alone and then fitted to the
     /// others (see `assemble`); `None`: the level is laid out room by room.
     parts: Option<Vec<parts::Part>>,
+    /// The second cut of a big level, made the first time the parts of the first do not fit
+    /// together: pieces of up to [`parts::HANGING_ROOMS`] rooms kept in the part they hang
+    /// off; `None` inside where it is the first cut again.
+    merged_parts: std::sync::OnceLock<Option<Vec<parts::Part>>>,
 }
 
 /// Rooms from which a level counts as big (see `Planner::big`).
@@ -297,7 +301,7 @@ impl Planner {
     /// then ([`Planner::ordered`]).
     fn prepare_whole(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
         let mut planner = Planner::prepare_unordered(problem, set)?;
-        planner.parts = planner.cut_into_parts();
+        planner.parts = planner.cut_into_parts(0);
         if planner.parts.is_none() {
             planner.order()?;
             planner.build_compounds();
@@ -468,6 +472,7 @@ impl Planner {
             span: 0,
             big: n >= BIG,
             parts: None,
+            merged_parts: std::sync::OnceLock::new(),
         };
         planner.span = planner
             .set

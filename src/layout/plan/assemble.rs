@@ -1005,6 +1005,36 @@ mod tests {
         }
     }
 
+    /// A big level whose parts do not fit together is fitted again from the second cut (small
+    /// hanging pieces kept in their parts) before the room-by-room search: here a level-like
+    /// graph with a room that must lie inside a ring of its part (a leaf hanging off it) and
+    /// a crowded hall with leaves of its own. The layout is the second cut's, with the first
+    /// cut's attempts counted, and valid.
+    #[test]
+    fn levels_whose_parts_do_not_fit_are_cut_again() {
+        let mut p = super::super::parts::tests::level_like(100, 10, 4);
+        p.budget.retry = crate::layout::RetryPolicy::Attempts(20);
+        let planner = Planner::new(p).unwrap();
+        let parts = planner.parts.as_ref().expect("a big level");
+        let first = match planner.assemble(4, parts, None, None) {
+            Err((crate::layout::LayoutError::NoLayout { attempts, .. }, None)) => attempts,
+            other => panic!(
+                "the first cut's parts should not fit: {:?}",
+                other.map(|_| ())
+            ),
+        };
+        let second = planner.cuts().nth(1).expect("a second cut");
+        assert!(second.len() < parts.len());
+        let mut want = planner
+            .assemble(4, second, None, None)
+            .map_err(|(e, _)| e)
+            .expect("the second cut's parts fit");
+        want.attempts += first;
+        let got = planner.layout(4).expect("laid out");
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        planner.check(&got).expect("a valid layout");
+    }
+
     /// A big level that fails both in parts and room by room says why the parts did not fit
     /// as well as where the room-by-room search got stuck: here a 3 x 3 room (one door a
     /// side) at the end of a long corridor of rooms, linked to five rooms.

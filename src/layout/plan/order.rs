@@ -501,6 +501,7 @@ impl Planner {
         self.set_steps(&vadj, &real, &order, order.clone(), vec![Vec::new(); n])?;
         self.build_compounds();
         self.parts = None;
+        self.merged_parts = std::sync::OnceLock::new();
         Ok(self)
     }
 

@@ -67,19 +67,30 @@ impl Planner {
         let mut before = 0;
         // Why the parts did not fit, for the error if the room-by-room search fails too.
         let mut in_parts: Option<String> = None;
-        if let Some(parts) = &self.parts {
-            // The parts get the first half of a time budget, the room-by-room search the rest.
-            match self.assemble(seed, parts, ms.map(|ms| after(ms / 2)).or(cap), None) {
-                Ok(layout) => return Ok(layout),
+        // The parts get the first half of a time budget, the second cut (if any) the next
+        // quarter, the room-by-room search the rest.
+        for (cut, parts) in self.cuts().enumerate() {
+            let share = ms.map(|ms| after(if cut == 0 { ms / 2 } else { ms / 4 * 3 }));
+            match self.assemble(seed, parts, share.or(cap), None) {
+                Ok(mut layout) => {
+                    layout.attempts += before;
+                    return Ok(layout);
+                }
                 // A part found no layout of its own: nor will the level that contains it.
                 Err((mut e, Some(_))) => {
-                    if let LayoutError::NoLayout { constraint, .. } = &mut e {
+                    if let LayoutError::NoLayout {
+                        attempts,
+                        constraint,
+                        ..
+                    } = &mut e
+                    {
+                        *attempts += before;
                         self.push_enclosure_hint(constraint);
                     }
                     return Err(e);
                 }
                 // The parts did not fit together (or one could not be laid out with its
-                // stand-ins): room by room, with a budget of its own.
+                // stand-ins): the next cut, then room by room, each with a budget of its own.
                 Err((
                     LayoutError::NoLayout {
                         attempts,
@@ -88,7 +99,7 @@ impl Planner {
                     },
                     None,
                 )) => {
-                    before = attempts;
+                    before += attempts;
                     in_parts = Some(constraint);
                 }
                 Err((e, _)) => return Err(e),
@@ -275,23 +286,53 @@ impl Planner {
     /// print!("{}", stuck.to_ascii());
     /// ```
     pub fn deepest_parts(&self, seed: u64) -> Option<PartialLayout> {
-        let parts = self.parts.as_ref()?;
+        self.parts.as_ref()?;
         if self.layout(seed).is_ok() {
             return None;
         }
-        let deadline = match self.problem.budget.retry {
-            // The fitting's share of a time budget, as in a layout.
-            RetryPolicy::Millis(ms) => {
-                Some(std::time::Instant::now() + std::time::Duration::from_millis(ms / 2))
-            }
-            RetryPolicy::Attempts(_) => None,
-        };
-        let mut rec = Deepest::default();
-        match self.assemble(seed, parts, deadline, Some(&mut rec)) {
-            Ok(_) => None,
-            Err((_, Some(k))) => self.part_deepest(&parts[k], seed),
-            Err((_, None)) => (!rec.placed.is_empty()).then(|| self.partial_layout(&rec)),
+        let start = std::time::Instant::now();
+        let mut picture = None;
+        for (cut, parts) in self.cuts().enumerate() {
+            let deadline = match self.problem.budget.retry {
+                // The fitting's share of a time budget, as in a layout.
+                RetryPolicy::Millis(ms) => Some(
+                    start
+                        + std::time::Duration::from_millis(if cut == 0 {
+                            ms / 2
+                        } else {
+                            ms / 4 * 3
+                        }),
+                ),
+                RetryPolicy::Attempts(_) => None,
+            };
+            let mut rec = Deepest::default();
+            picture = match self.assemble(seed, parts, deadline, Some(&mut rec)) {
+                Ok(_) => return None,
+                Err((_, Some(k))) => return self.part_deepest(&parts[k], seed),
+                Err((_, None)) => (!rec.placed.is_empty()).then(|| self.partial_layout(&rec)),
+            };
         }
+        picture
+    }
+
+    /// The cuts of a big level into parts that a layout fits together in turn: the first
+    /// (small pieces merged up to a few rooms a part), then, the first time its parts do not
+    /// fit, a second one that keeps every piece of up to [`super::parts::HANGING_ROOMS`]
+    /// rooms in the part it hangs off, if that changes the cut. None for a level laid out
+    /// room by room.
+    pub(super) fn cuts(&self) -> impl Iterator<Item = &[super::parts::Part]> {
+        let first = self.parts.as_deref();
+        let second = || {
+            self.merged_parts
+                .get_or_init(|| {
+                    let first = self.parts.as_ref()?;
+                    let second = self.cut_into_parts(super::parts::HANGING_ROOMS)?;
+                    (second.len() < first.len()).then_some(second)
+                })
+                .as_deref()
+        };
+        let then = first.map(|_| ()).into_iter().filter_map(move |()| second());
+        first.into_iter().chain(then)
     }
 
     /// Where the search for a part with no layout of its own got stuck (the part without its

@@ -692,6 +692,48 @@ fn a_graph_that_needs_a_hole_says_so() {
     );
 }
 
+/// Two groups of loops that each need a hole, joined by a link: three paths of one room
+/// between two rooms, with 1, 2 and 3 rooms hanging off the middle rooms in the first group
+/// and 5, 6 and 7 in the second. The error names the group whose hole must hold the most
+/// rooms (the second: its lightest middle room and the 5 rooms hanging off it) and says that
+/// another group needs a hole too.
+#[test]
+fn the_hole_named_is_the_biggest_one() {
+    let mut p = LayoutProblem::new(vec![RoomTemplate::rectangle("square", 6, 6, 1)]);
+    let theta = |p: &mut LayoutProblem, tag: &str, hanging: [usize; 3]| -> usize {
+        let s = p.rooms.len();
+        p.rooms.push(RoomSpec::new(&format!("{tag}s"), vec![0]));
+        p.rooms.push(RoomSpec::new(&format!("{tag}t"), vec![0]));
+        for (m, &count) in hanging.iter().enumerate() {
+            let mid = p.rooms.len();
+            p.rooms.push(RoomSpec::new(&format!("{tag}{m}"), vec![0]));
+            p.links.push(LinkSpec::new(s, mid, Realise::Contact));
+            p.links.push(LinkSpec::new(mid, s + 1, Realise::Contact));
+            let mut prev = mid;
+            for k in 0..count {
+                p.rooms
+                    .push(RoomSpec::new(&format!("{tag}{m}-{k}"), vec![0]));
+                p.links
+                    .push(LinkSpec::new(prev, p.rooms.len() - 1, Realise::Contact));
+                prev = p.rooms.len() - 1;
+            }
+        }
+        s
+    };
+    let a = theta(&mut p, "a", [1, 2, 3]);
+    let b = theta(&mut p, "b", [5, 6, 7]);
+    p.links.push(LinkSpec::new(a, b, Realise::Contact));
+    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(2);
+    let e = Planner::new(p).unwrap().layout(0).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "a loop must enclose `b0` and the 5 rooms hanging off it (1 other group of loops \
+             needs a hole too)"
+        ),
+        "{e}"
+    );
+}
+
 /// A hand-made layout and its problem, every position chosen so that each kind of violation can
 /// be made by one change. Four 6 x 6 squares (sliding doors of length 2, one cell from the
 /// corners): `a` at (0, 0) and `b` at (6, 0) touch (contact link a-b through the door

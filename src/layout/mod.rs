@@ -702,18 +702,20 @@ pub enum LayoutError {
     },
     /// Every attempt failed.
     #[error(
-        "no layout after {attempts} attempt{}: {constraint} (room `{room}`{composite} failed most often, {failures} time{})",
+        "no layout after {attempts} attempt{}: {constraint} (room `{room}`{composite}{})",
         if *attempts == 1 { "" } else { "s" },
-        if *failures == 1 { "" } else { "s" }
+        failed_most_often(*failures)
     )]
     NoLayout {
         /// Attempts made.
         attempts: u32,
-        /// The room where the search failed most.
+        /// The room where the search failed most (for a big level whose part found no layout
+        /// of its own, the part's first room).
         room: String,
-        /// The composite it belongs to, as text (`""` if none).
+        /// The composite (or part) it belongs to, as text (`""` if none).
         composite: String,
-        /// How often it failed.
+        /// How often it failed (0 where a part found no layout of its own: the message then
+        /// leaves the count out).
         failures: u32,
         /// The constraint that could not be met there.
         constraint: String,
@@ -746,4 +748,14 @@ pub enum LayoutError {
         /// Why the attempts so far failed (the constraint most often broken).
         constraint: String,
     },
+}
+
+/// The tail of [`LayoutError::NoLayout`]'s message: how often its room failed, if it did (a
+/// part with no layout of its own names its first room, which never failed to fit).
+fn failed_most_often(failures: u32) -> String {
+    match failures {
+        0 => String::new(),
+        1 => " failed most often, 1 time".to_string(),
+        n => format!(" failed most often, {n} times"),
+    }
 }

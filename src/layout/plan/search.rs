@@ -136,12 +136,20 @@ impl Planner {
         }
     }
 
-    /// Why the level may need a hole, if it does: the first group of loops that no drawing
+    /// Why the level may need a hole, if it does: of the groups of loops that no drawing
     /// leaves with every room that has rooms hanging off it outside (see
-    /// [`crate::graph::enclosures`]).
+    /// [`crate::graph::enclosures`]), the one whose hole must hold the most rooms (the first
+    /// of those), and how many other groups need one.
     pub(super) fn enclosure_hint(&self) -> Option<String> {
         let groups = crate::graph::enclosure_groups(&self.adj, self.problem.links.len());
-        let g = groups.first()?;
+        // The rooms a group's hole must hold: its inside rooms and what hangs off them.
+        let g = groups.iter().rev().max_by_key(|g| {
+            g.hanging
+                .iter()
+                .filter(|h| g.inside.contains(&h.0))
+                .map(|h| h.1 + 1)
+                .sum::<usize>()
+        })?;
         let names = |rooms: &[usize], most: usize| {
             let mut text = rooms
                 .iter()
@@ -160,10 +168,15 @@ impl Planner {
             .filter(|h| g.inside.contains(&h.0))
             .map(|h| h.1)
             .sum();
+        let others = match groups.len() - 1 {
+            0 => String::new(),
+            1 => " (1 other group of loops needs a hole too)".to_string(),
+            k => format!(" ({k} other groups of loops need a hole too)"),
+        };
         Some(format!(
             "the graph needs a hole, which loops closed tight do not leave: no drawing of the \
              loops of {} has every room with rooms hanging off it on the outside, so a loop \
-             must enclose {} and the {} room{} hanging off {}",
+             must enclose {} and the {} room{} hanging off {}{others}",
             names(&g.rooms, 6),
             names(&g.inside, 3),
             count,

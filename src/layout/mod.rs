@@ -40,9 +40,11 @@
 //!   level's middle; a move that leaves a waiting part near it no position is refused, and a
 //!   part that cannot be fitted sends the search back to the last part placed near its joint
 //!   (after 8 failures in an attempt, to the part it hangs off, then further up). If the parts do
-//!   not fit within the budget, the level is laid out room by room with a budget of its own
-//!   (so a failure costs both), unless a part found no layout of its own, not even without
-//!   its stand-ins: the level contains that part, so the error names it at once;
+//!   not fit within the budget, the level is cut again with every piece of up to 3 rooms kept
+//!   in the part it hangs off (placed by that part's own search, before a loop of the part
+//!   closes round its joint) and fitted again, then laid out room by room, each with a budget
+//!   of its own (so a failure costs all three), unless a part found no layout of its own, not
+//!   even without its stand-ins: the level contains that part, so the error names it at once;
 //! * the room-by-room search closes every loop tight, so it never leaves a hole inside a loop,
 //!   and some graphs need one (a room that lies inside a loop in every drawing, such as the
 //!   middle of three paths between two rooms). When it fails on a problem of up to 60 rooms
@@ -203,8 +205,9 @@ pub enum RetryPolicy {
     /// up to this many attempts at fitting its parts (an attempt whose parts' searches made
     /// more than ten times [`Budget::steps_per_room`] tries per room of the level counts as one
     /// per ten, so a failing assembly is bounded like a room-by-room search, ten times over),
-    /// then up to as many room by room (none if a part found no layout of its own, which
-    /// fails the level). A problem the room-by-room search fails on is then
+    /// then as many again at fitting the parts of its second cut (where that differs), then up
+    /// to as many room by room (none if a part found no layout of its own, which fails the
+    /// level). A problem the room-by-room search fails on is then
     /// annealed (up to 60 rooms, see the module docs), up to this many runs but at most 20,
     /// and a level under 50 rooms (or a part of a big one) is then searched under up to 24
     /// other room orders, each with this many attempts but at most 10; the error counts every
@@ -212,8 +215,8 @@ pub enum RetryPolicy {
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed). A big level laid out in parts gives the parts
-    /// the first half of the time and the room-by-room search the rest; each stage makes at
-    /// least one attempt. Annealing, where the search fails, runs until the same time is up
+    /// the first half of the time, the parts of its second cut (if they are tried) the third
+    /// quarter and the room-by-room search the rest; each stage makes at least one attempt. Annealing, where the search fails, runs until the same time is up
     /// (at least one run); other room orders get only what time is left.
     Millis(u64),
 }

@@ -9,9 +9,11 @@
 //! geometry in [`ShapeSet::turn_table`]), eight times the directions a part can grow in. An
 //! attempt at fitting them ends once its parts' searches have made [`TRIES_PER_ROOM`] times
 //! the budget's steps per room placement tries per room of the level. If they do not fit,
-//! `Planner::layout` lays the level out room by room instead, unless a part found no layout
-//! of its own in [`LAYOUTS_PER_PART`] searches: a layout of the level would contain one of
-//! the part, so the level fails there, naming the part.
+//! `Planner::layout` fits the parts of a second cut (pieces of up to
+//! [`HANGING_ROOMS`](super::parts::HANGING_ROOMS) rooms kept in the part they hang off), then
+//! lays the level out room by room, unless a part found no layout of its own in
+//! [`LAYOUTS_PER_PART`] searches: a layout of the level would contain one of the part, so the
+//! level fails there, naming the part.
 //!
 //! Why: the room-by-room search backtracks chronologically, and on a level of hundreds of
 //! rooms a room placed early is often walled in by rooms placed much later, before its own

@@ -362,6 +362,19 @@ impl Mask {
         if w <= 0 || h <= 0 {
             return Err(OutlineProblem::SelfIntersecting);
         }
+        if pts.len() == 4 && pts.contains(&Point::new(0, 0)) {
+            // Four corners, simplified (so the sides turn at each), one of them the origin and
+            // none beyond `max`: a rectangle filling its box, whose cells the scan below would
+            // all find inside, with nothing to refuse.
+            let area = (w * h) as u32;
+            return Ok(Mask::with_sides(
+                &pts,
+                w,
+                h,
+                vec![true; area as usize],
+                area,
+            ));
+        }
         // Crossing number per row over the vertical edges, taken left to right: each row is a
         // list of runs of inside cells (touching runs merged).
         let mut bits = vec![false; (w * h) as usize];
@@ -432,6 +445,16 @@ impl Mask {
         let m = c0.min_each(c1);
         let size = c0.max_each(c1) - m;
         let (w, h) = (size.x, size.y);
+        if self.is_rect {
+            // Every cell of the box is inside, turned or not.
+            return Ok(Mask::with_sides(
+                &pts,
+                w,
+                h,
+                vec![true; (w * h) as usize],
+                self.area,
+            ));
+        }
         let mut bits = vec![false; (w * h) as usize];
         for y in 0..self.height {
             for x in 0..self.width {
@@ -818,6 +841,56 @@ mod tests {
             (1, 0),
         ]);
         assert!(Mask::from_outline(&bow).is_err());
+    }
+
+    /// Rectangles (filled at once, without the row scan) agree with a ray cast, in every
+    /// direction of tracing and from any starting corner, as do rectangles off the origin
+    /// (scanned), and turn as their outlines do.
+    #[test]
+    fn rectangles_match_a_ray_cast() {
+        let mut rng = crate::seed::stream(8, "rectangles");
+        for _ in 0..200 {
+            let mut below = |n: usize| crate::seed::index(&mut rng, n) as i32;
+            let (w, h) = (1 + below(12), 1 + below(12));
+            let (dx, dy) = if below(3) == 0 {
+                (below(4), below(4))
+            } else {
+                (0, 0)
+            };
+            let mut outline = pts(&[(dx, dy), (dx + w, dy), (dx + w, dy + h), (dx, dy + h)]);
+            if below(2) == 0 {
+                outline.reverse();
+            }
+            outline.rotate_left(below(4) as usize);
+            let mask = Mask::from_outline(&outline).unwrap();
+            assert_eq!((mask.width, mask.height), (dx + w, dy + h));
+            assert_eq!(mask.area, (w * h) as u32);
+            assert_eq!(mask.is_rect, (dx, dy) == (0, 0));
+            for y in 0..mask.height {
+                for x in 0..mask.width {
+                    assert_eq!(
+                        mask.inside(x, y),
+                        ray_cast_inside(&outline, x, y),
+                        "{outline:?} at {x}, {y}"
+                    );
+                }
+            }
+            if (dx, dy) != (0, 0) {
+                continue;
+            }
+            for t in Transform::ALL {
+                let moved: Vec<Point> = outline.iter().map(|&p| t.apply(p)).collect();
+                let m = min_corner(&moved);
+                let local: Vec<Point> = moved.iter().map(|&p| p - m).collect();
+                let turned = mask.turned(t, &local).unwrap();
+                assert_eq!(turned, Mask::from_outline(&local).unwrap(), "{t:?}");
+                for y in 0..turned.height {
+                    for x in 0..turned.width {
+                        assert!(turned.inside(x, y) && ray_cast_inside(&local, x, y));
+                    }
+                }
+            }
+        }
     }
 
     /// The run-based count of cells and cell edges in [`Mask::from_outline`] agrees with a

@@ -142,14 +142,7 @@ impl Planner {
     /// of those), and how many other groups need one.
     pub(super) fn enclosure_hint(&self) -> Option<String> {
         let groups = crate::graph::enclosure_groups(&self.adj, self.problem.links.len());
-        // The rooms a group's hole must hold: its inside rooms and what hangs off them.
-        let g = groups.iter().rev().max_by_key(|g| {
-            g.hanging
-                .iter()
-                .filter(|h| g.inside.contains(&h.0))
-                .map(|h| h.1 + 1)
-                .sum::<usize>()
-        })?;
+        let g = groups.iter().rev().max_by_key(|g| g.rooms_held())?;
         let names = |rooms: &[usize], most: usize| {
             let mut text = rooms
                 .iter()
@@ -162,12 +155,7 @@ impl Planner {
             }
             text
         };
-        let count: usize = g
-            .hanging
-            .iter()
-            .filter(|h| g.inside.contains(&h.0))
-            .map(|h| h.1)
-            .sum();
+        let count = g.rooms_held() - g.inside.len();
         let others = match groups.len() - 1 {
             0 => String::new(),
             1 => " (1 other group of loops needs a hole too)".to_string(),

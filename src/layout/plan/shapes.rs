@@ -367,12 +367,30 @@ impl ShapeSet {
             // Shapes whose doors all go both ways have one space for either direction of the
             // link: the other direction's, if it is known, is copied.
             if self.two_way[placed as usize] && self.two_way[new as usize] {
-                let other = self
-                    .spaces
-                    .get(placed as usize * 2 + usize::from(!placed_is_from))
-                    .and_then(|r| r.get()?.get(new as usize)?.get());
-                if let Some(known) = other {
+                let known = |a: u32, b: u32, from: bool| {
+                    self.spaces
+                        .get(a as usize * 2 + usize::from(from))
+                        .and_then(|r| r.get()?.get(b as usize)?.get())
+                };
+                if let Some(known) = known(placed, new, !placed_is_from) {
                     return known.clone();
+                }
+                // The same pair the other way round: `new` at `o` from `placed` touches it
+                // exactly where `placed` at `-o` from `new` does (the same doors meet, the
+                // same cells would overlap), so its offsets are these negated, in reverse
+                // to stay sorted.
+                if let Some(mirror) = known(new, placed, placed_is_from)
+                    .or_else(|| known(new, placed, !placed_is_from))
+                {
+                    return Box::new(Space {
+                        offsets: mirror
+                            .offsets
+                            .iter()
+                            .rev()
+                            .map(|o| Point::new(-o.x, -o.y))
+                            .collect(),
+                        runs: self.run_pairs(placed, new, placed_is_from),
+                    });
                 }
             }
             Box::new(self.space(placed, new, placed_is_from))
@@ -775,8 +793,10 @@ mod tests {
     }
 
     /// Asserts that every space among the first `n` shapes of `set`, both ways round, is what
-    /// sorting every door pair gives (offsets, order and the door pair kept at each); returns
-    /// how many were not empty.
+    /// sorting every door pair gives (offsets, order and the door pair kept at each), as the
+    /// set computes it and as its cache hands it out (where a pair of two-way shapes is
+    /// mirrored from the pair the other way round, met first); returns how many were not
+    /// empty.
     fn same_as_sorting(set: &ShapeSet, n: u32, what: &str) -> usize {
         let mut checked = 0;
         for a in 0..n {
@@ -785,6 +805,9 @@ mod tests {
                     let (x, (offsets, doors)) =
                         (set.space(a, b, from), set.space_by_sorting(a, b, from));
                     assert_eq!(x.offsets, offsets, "{what}: shapes {a}, {b}");
+                    let cached = set.space_at(a, b, from).expect("a space");
+                    assert_eq!(cached.offsets, offsets, "{what}: shapes {a}, {b}, cached");
+                    assert_eq!(cached.runs, x.runs, "{what}: shapes {a}, {b}, cached");
                     let found: Vec<_> = offsets
                         .iter()
                         .map(|&o| set.doors_at(a, b, from, o).unwrap())

@@ -741,6 +741,20 @@ mod tests {
         );
     }
 
+    /// Asserts that every cell of `mask`'s box is inside exactly when a ray cast over
+    /// `outline` says so.
+    fn assert_matches_ray_cast(mask: &Mask, outline: &[Point]) {
+        for y in 0..mask.height {
+            for x in 0..mask.width {
+                assert_eq!(
+                    mask.inside(x, y),
+                    ray_cast_inside(outline, x, y),
+                    "{outline:?} at {x}, {y}"
+                );
+            }
+        }
+    }
+
     /// Whether cell `(x, y)` lies inside a closed outline: a ray from the cell's centre towards
     /// +x crosses its vertical edges an odd number of times.
     fn ray_cast_inside(outline: &[Point], x: i32, y: i32) -> bool {
@@ -819,15 +833,7 @@ mod tests {
             // Drop repeated corners (equal widths make collinear runs, which are kept).
             outline.dedup();
             let mask = Mask::from_outline(&outline).unwrap();
-            for y in 0..mask.height {
-                for x in 0..mask.width {
-                    assert_eq!(
-                        mask.inside(x, y),
-                        ray_cast_inside(&outline, x, y),
-                        "{outline:?} at {x}, {y}"
-                    );
-                }
-            }
+            assert_matches_ray_cast(&mask, &outline);
         }
         // Two squares meeting at a corner: the cells are right but the outline touches itself.
         let bow = pts(&[
@@ -866,15 +872,7 @@ mod tests {
             assert_eq!((mask.width, mask.height), (dx + w, dy + h));
             assert_eq!(mask.area, (w * h) as u32);
             assert_eq!(mask.is_rect, (dx, dy) == (0, 0));
-            for y in 0..mask.height {
-                for x in 0..mask.width {
-                    assert_eq!(
-                        mask.inside(x, y),
-                        ray_cast_inside(&outline, x, y),
-                        "{outline:?} at {x}, {y}"
-                    );
-                }
-            }
+            assert_matches_ray_cast(&mask, &outline);
             if (dx, dy) != (0, 0) {
                 continue;
             }

@@ -257,13 +257,28 @@ pub(super) mod tests {
     /// A chain of separate loops (tree links contact, loop links contact or corridor).
     pub(in crate::layout::plan) fn chain(loops: usize, seed: u64) -> LayoutProblem {
         let g = loop_chain_graph(loops, &mut crate::seed::stream(seed, "parts test"));
-        let mut p = LayoutProblem::new(vec![
+        problem_of(&g, false)
+    }
+
+    /// Small rooms (6 x 6 or 5 x 9) for the rooms of `g`, or, with `halls`, 16 x 16 halls for
+    /// rooms with more than three links; tree links contact, the others contact or corridor.
+    fn problem_of(g: &crate::graph::LevelGraph, halls: bool) -> LayoutProblem {
+        let mut templates = vec![
             RoomTemplate::rectangle("square", 6, 6, 1),
             RoomTemplate::rectangle("long", 5, 9, 1),
-        ]);
+        ];
+        if halls {
+            templates.push(RoomTemplate::rectangle("hall", 16, 16, 1));
+        }
+        let mut p = LayoutProblem::new(templates);
         let ids: Vec<_> = g.room_ids().collect();
         for id in &ids {
-            p.rooms.push(RoomSpec::new(&id.to_string(), vec![0, 1]));
+            let t = if halls && g.incident_links(*id).count() > 3 {
+                vec![2]
+            } else {
+                vec![0, 1]
+            };
+            p.rooms.push(RoomSpec::new(&id.to_string(), t));
         }
         let slot = |r| ids.iter().position(|x| *x == r).unwrap();
         for (_, a, b, link) in g.links() {
@@ -409,8 +424,7 @@ pub(super) mod tests {
     }
 
     /// A level-like graph that needs holes (`local_loops_graph`), rooms and links as in
-    /// [`chain`] and halls for rooms with more than three links: the layout benchmark's graph
-    /// of the same seed.
+    /// [`problem_of`] with halls: the layout benchmark's graph of the same seed.
     pub(in crate::layout::plan) fn level_like(
         rooms: usize,
         loops: usize,
@@ -421,29 +435,7 @@ pub(super) mod tests {
             loops,
             &mut crate::seed::stream(seed, "scale graph"),
         );
-        let mut p = LayoutProblem::new(vec![
-            RoomTemplate::rectangle("square", 6, 6, 1),
-            RoomTemplate::rectangle("long", 5, 9, 1),
-            RoomTemplate::rectangle("hall", 16, 16, 1),
-        ]);
-        let ids: Vec<_> = g.room_ids().collect();
-        for id in &ids {
-            let t = if g.incident_links(*id).count() > 3 {
-                vec![2]
-            } else {
-                vec![0, 1]
-            };
-            p.rooms.push(RoomSpec::new(&id.to_string(), t));
-        }
-        let slot = |r| ids.iter().position(|x| *x == r).unwrap();
-        for (_, a, b, link) in g.links() {
-            let realise = match link.role {
-                LinkRole::Tree => Realise::Contact,
-                _ => Realise::ContactOrPath { min: 4, max: 30 },
-            };
-            p.links.push(LinkSpec::new(slot(a), slot(b), realise));
-        }
-        p
+        problem_of(&g, true)
     }
 
     /// The second cut keeps every piece of up to `HANGING_ROOMS` rooms in the part it hangs

@@ -470,3 +470,28 @@ fn the_layout_time_cap_is_named() {
     capped.budget.time_limit_ms = Some(600_000);
     assert_eq!(Planner::new(capped).unwrap().layout(3).unwrap(), free);
 }
+
+/// A layout's `NoLayout` names the room that failed most and how often, in the singular for
+/// once, and gives no count where there is none (a big level's part with no layout of its own
+/// names its first room, which never failed to fit).
+#[test]
+fn no_layout_counts_failures_only_where_there_are_some() {
+    use levelplan::layout::LayoutError;
+    let error = |failures: u32| {
+        LayoutError::NoLayout {
+            attempts: 3,
+            room: "hall".into(),
+            composite: " in part 2 of 5".into(),
+            failures,
+            constraint: "the part could not be laid out on its own".into(),
+        }
+        .to_string()
+    };
+    assert_eq!(
+        error(0),
+        "no layout after 3 attempts: the part could not be laid out on its own (room `hall` \
+         in part 2 of 5)"
+    );
+    assert!(error(1).ends_with("(room `hall` in part 2 of 5 failed most often, 1 time)"));
+    assert!(error(7).ends_with("(room `hall` in part 2 of 5 failed most often, 7 times)"));
+}

@@ -175,6 +175,10 @@ fn check_warns_about_flows_that_need_a_hole() {
     );
     assert!(out.contains("a loop must enclose `"), "{out}");
     assert!(
+        out.contains("in all, with what hangs off; the biggest hole of the 20 levels holds "),
+        "{out}"
+    );
+    assert!(
         !out.contains("warning: fixtures/flows/classic.ron"),
         "{out}"
     );

@@ -374,18 +374,22 @@ pub(crate) fn generate_failure(flow: &FlowTemplate) -> Option<String> {
 pub(crate) const HOLE_SEEDS: u64 = 20;
 
 /// A warning if levels made from `flow` (seeds `0..HOLE_SEEDS`) need a hole (see
-/// `graph::enclosures`): how many, and the rooms of the first, by flow node.
+/// `graph::enclosures`): how many, the rooms of the first level's biggest hole, by flow
+/// node, and how many rooms the biggest hole of any level must hold.
 pub(crate) fn hole_warning(flow: &FlowTemplate) -> Option<String> {
-    let mut first: Option<(u64, String)> = None;
-    let (mut made, mut holed) = (0, 0);
+    let mut first: Option<(u64, String, usize)> = None;
+    let (mut made, mut holed, mut most) = (0, 0, 0);
     for seed in 0..HOLE_SEEDS {
         let Ok(g) = flow.generate(seed, &Conditions::default()) else {
             continue;
         };
         made += 1;
         let found = enclosures(&g);
-        let Some(e) = found.first() else { continue };
+        let Some(e) = found.iter().rev().max_by_key(|e| e.rooms_held()) else {
+            continue;
+        };
         holed += 1;
+        most = most.max(e.rooms_held());
         if first.is_none() {
             let name = |r: levelplan::RoomId| match g.room(r).map(|room| &room.origin) {
                 Some(RoomOrigin::FlowNode { node }) => format!("`{node}`"),
@@ -394,13 +398,17 @@ pub(crate) fn hole_warning(flow: &FlowTemplate) -> Option<String> {
                 _ => format!("`{r}`"),
             };
             let inside: Vec<String> = e.inside.iter().map(|&r| name(r)).collect();
-            first = Some((seed, inside.join(", ")));
+            first = Some((seed, inside.join(", "), e.rooms_held()));
         }
     }
-    let (seed, inside) = first?;
+    let (seed, inside, held) = first?;
+    let rooms = |n: usize| format!("{n} room{}", if n == 1 { "" } else { "s" });
     Some(format!(
         "{holed} of {made} levels need a hole (a loop drawn round a room with rooms hanging off \
          it), which the layout finds only where a loop may close by a corridor round it; seed \
-         {seed}: a loop must enclose {inside}"
+         {seed}: a loop must enclose {inside} ({} in all, with what hangs off; the biggest hole \
+         of the {made} levels holds {})",
+        rooms(held),
+        rooms(most)
     ))
 }

@@ -216,8 +216,9 @@ pub enum RetryPolicy {
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
     /// the number of attempts depends on speed). A big level laid out in parts gives the parts
     /// the first half of the time, the parts of its second cut (if they are tried) the third
-    /// quarter and the room-by-room search the rest; each stage makes at least one attempt. Annealing, where the search fails, runs until the same time is up
-    /// (at least one run); other room orders get only what time is left.
+    /// quarter and the room-by-room search the rest; each stage makes at least one attempt.
+    /// Annealing, where the search fails, runs until the same time is up (at least one run);
+    /// other room orders get only what time is left.
     Millis(u64),
 }
 
@@ -717,8 +718,8 @@ pub enum LayoutError {
         room: String,
         /// The composite (or part) it belongs to, as text (`""` if none).
         composite: String,
-        /// How often it failed (0 where a part found no layout of its own: the message then
-        /// leaves the count out).
+        /// How often it failed (it may be 0 where a part found no layout of its own; the
+        /// message then leaves the count out).
         failures: u32,
         /// The constraint that could not be met there.
         constraint: String,
@@ -754,7 +755,7 @@ pub enum LayoutError {
 }
 
 /// The tail of [`LayoutError::NoLayout`]'s message: how often its room failed, if it did (a
-/// part with no layout of its own names its first room, which never failed to fit).
+/// part with no layout of its own names its first room, which may never have failed to fit).
 fn failed_most_often(failures: u32) -> String {
     match failures {
         0 => String::new(),

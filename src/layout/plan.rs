@@ -189,7 +189,7 @@ pub struct Planner {
     parts: Option<Vec<parts::Part>>,
     /// The second cut of a big level, made the first time the parts of the first do not fit
     /// together: pieces of up to [`parts::HANGING_ROOMS`] rooms kept in the part they hang
-    /// off; `None` inside where it is the first cut again.
+    /// off; `None` inside where it would cut the level as the first does.
     merged_parts: std::sync::OnceLock<Option<Vec<parts::Part>>>,
 }
 

@@ -21,6 +21,13 @@ fn count_tries(n: u64) {
     TRIES.with(|t| t.set(t.get() + n));
 }
 
+/// Under a time budget of `ms` milliseconds, when the fitting of cut `cut` of a big level
+/// must end (from the start of the layout): the first cut gets the first half of the time,
+/// the second the third quarter, the room-by-room search the rest.
+fn cut_ends_at(cut: usize, ms: u64) -> u64 {
+    if cut == 0 { ms / 2 } else { ms / 4 * 3 }
+}
+
 impl Planner {
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
@@ -67,10 +74,8 @@ impl Planner {
         let mut before = 0;
         // Why the parts did not fit, for the error if the room-by-room search fails too.
         let mut in_parts: Option<String> = None;
-        // The parts get the first half of a time budget, the second cut (if any) the next
-        // quarter, the room-by-room search the rest.
         for (cut, parts) in self.cuts().enumerate() {
-            let share = ms.map(|ms| after(if cut == 0 { ms / 2 } else { ms / 4 * 3 }));
+            let share = ms.map(|ms| after(cut_ends_at(cut, ms)));
             match self.assemble(seed, parts, share.or(cap), None) {
                 Ok(mut layout) => {
                     layout.attempts += before;
@@ -296,14 +301,9 @@ impl Planner {
         for (cut, parts) in self.cuts().enumerate() {
             let deadline = match self.problem.budget.retry {
                 // The fitting's share of a time budget, as in a layout.
-                RetryPolicy::Millis(ms) => Some(
-                    start
-                        + std::time::Duration::from_millis(if cut == 0 {
-                            ms / 2
-                        } else {
-                            ms / 4 * 3
-                        }),
-                ),
+                RetryPolicy::Millis(ms) => {
+                    Some(start + std::time::Duration::from_millis(cut_ends_at(cut, ms)))
+                }
                 RetryPolicy::Attempts(_) => None,
             };
             let mut rec = Deepest::default();
@@ -332,6 +332,7 @@ impl Planner {
                 })
                 .as_deref()
         };
+        // The second cut is made only when the iteration reaches it.
         let then = first.map(|_| ()).into_iter().filter_map(move |()| second());
         first.into_iter().chain(then)
     }

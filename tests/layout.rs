@@ -1193,3 +1193,149 @@ mod placed_rooms {
         assert!(err.contains("no neighbour placed before it"), "{err}");
     }
 }
+
+/// Per room, its neighbours in the cyclic order of the angles from its box centre to theirs
+/// (doubled centres: `min + max` on each axis), given each room's box.
+fn rotation_of(boxes: &[(i64, i64, i64, i64)], links: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let centre = |r: usize| {
+        let (x0, y0, x1, y1) = boxes[r];
+        ((x0 + x1) as f64, (y0 + y1) as f64)
+    };
+    (0..boxes.len())
+        .map(|u| {
+            let o = centre(u);
+            let mut nbs: Vec<usize> = links
+                .iter()
+                .filter_map(|&(a, b)| (a == u).then_some(b).or((b == u).then_some(a)))
+                .collect();
+            nbs.sort_by(|&a, &b| {
+                let (pa, pb) = (centre(a), centre(b));
+                (pa.1 - o.1)
+                    .atan2(pa.0 - o.0)
+                    .total_cmp(&(pb.1 - o.1).atan2(pb.0 - o.0))
+            });
+            nbs
+        })
+        .collect()
+}
+
+/// Whether `order` is `reference` started at some point (the same cyclic order).
+fn same_cycle(order: &[usize], reference: &[usize]) -> bool {
+    order.len() == reference.len()
+        && (0..reference.len().max(1)).any(|k| {
+            order
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| reference[(i + k) % reference.len()] == x)
+        })
+}
+
+#[test]
+fn a_rotation_given_is_kept_round_every_room() {
+    // Graphs read off a placement of rooms: its angles give a cyclic order of neighbours
+    // round each room that some layout has. Under `with_rotation` every layout must show the
+    // same order round every room (checked here from the layout's own boxes); without it,
+    // some layout shows another, so the check can tell.
+    let mut broken_without = 0;
+    for seed in 0..6u64 {
+        let placed = levelplan::graph::random::placed_rooms_graph(
+            30,
+            6,
+            &mut levelplan::seed::stream(seed, "rotation test"),
+        );
+        let boxes: Vec<(i64, i64, i64, i64)> = placed
+            .rooms
+            .iter()
+            .map(|r| {
+                let xs = r.cells.iter().map(|c| i64::from(c.0));
+                let ys = r.cells.iter().map(|c| i64::from(c.1));
+                (
+                    xs.clone().min().unwrap(),
+                    ys.clone().min().unwrap(),
+                    xs.max().unwrap() + 1,
+                    ys.max().unwrap() + 1,
+                )
+            })
+            .collect();
+        let links: Vec<(usize, usize)> = placed
+            .graph
+            .links()
+            .map(|(_, a, b, _)| (a.0 as usize, b.0 as usize))
+            .collect();
+        let rotation = rotation_of(&boxes, &links);
+        let mut problem = LayoutProblem::new(levelplan::layout::template::basic_templates());
+        for id in placed.graph.room_ids() {
+            problem
+                .rooms
+                .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
+        }
+        for &(a, b) in &links {
+            problem.links.push(LinkSpec::new(a, b, Realise::Contact));
+        }
+        let kept = |layout: &levelplan::layout::Layout| {
+            let boxes: Vec<(i64, i64, i64, i64)> = layout
+                .rooms
+                .iter()
+                .map(|r| {
+                    let xs = r.outline.iter().map(|p| i64::from(p.x));
+                    let ys = r.outline.iter().map(|p| i64::from(p.y));
+                    (
+                        xs.clone().min().unwrap(),
+                        ys.clone().min().unwrap(),
+                        xs.max().unwrap(),
+                        ys.max().unwrap(),
+                    )
+                })
+                .collect();
+            let got = rotation_of(&boxes, &links);
+            (0..got.len()).all(|r| same_cycle(&got[r], &rotation[r]))
+        };
+        let free = Planner::new(problem.clone()).unwrap();
+        let layout = free.layout(seed).unwrap();
+        if !kept(&layout) {
+            broken_without += 1;
+        }
+        let planner = Planner::new(problem.clone())
+            .unwrap()
+            .with_rotation(rotation.clone())
+            .unwrap();
+        let layout = planner.layout(seed).unwrap();
+        assert!(planner.check(&layout).is_ok(), "seed {seed}");
+        assert!(
+            kept(&layout),
+            "seed {seed}: a room's neighbours out of order"
+        );
+    }
+    assert!(
+        broken_without > 0,
+        "the planner's own layouts all keep the order"
+    );
+}
+
+#[test]
+fn a_rotation_that_is_not_the_graphs_is_refused() {
+    let mut problem = LayoutProblem::new(basic_templates());
+    for name in ["a", "b", "c"] {
+        problem.rooms.push(RoomSpec::new(name, vec![0]));
+    }
+    problem.links.push(LinkSpec::new(0, 1, Realise::Contact));
+    problem.links.push(LinkSpec::new(1, 2, Realise::Contact));
+    let planner = Planner::new(problem).unwrap();
+    let short = planner.clone().with_rotation(vec![vec![1], vec![0, 2]]);
+    assert_eq!(
+        short.unwrap_err().to_string(),
+        "layout problem: the rotation given round room `c` is missing or extra: 2 rows for 3 rooms"
+    );
+    let stranger = planner
+        .clone()
+        .with_rotation(vec![vec![1, 2], vec![0, 2], vec![1]]);
+    assert_eq!(
+        stranger.unwrap_err().to_string(),
+        "layout problem: the rotation given round room `a` lists `c`, which is not linked to it"
+    );
+    assert!(
+        planner
+            .with_rotation(vec![vec![1], vec![2, 0], vec![1]])
+            .is_ok()
+    );
+}

@@ -643,6 +643,15 @@ pub enum LayoutError {
         /// The name.
         name: String,
     },
+    /// The cyclic orders given to the experimental `Planner::with_rotation` do not fit the
+    /// problem: a room without a row, or a row listing a room that is not a neighbour.
+    #[error("layout problem: the rotation given round room `{room}` {reason}")]
+    BadRotation {
+        /// The room whose row is wrong (or missing).
+        room: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A link joins rooms that do not exist.
     #[error(
         "layout problem: link {link} joins rooms {from} and {to}; rooms are 0..{rooms} and a link needs two"

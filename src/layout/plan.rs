@@ -191,6 +191,9 @@ pub struct Planner {
     /// together: pieces of up to [`parts::HANGING_ROOMS`] rooms kept in the part they hang
     /// off; `None` inside where it would cut the level as the first does.
     merged_parts: std::sync::OnceLock<Option<Vec<parts::Part>>>,
+    /// An experiment (issue 22, [`Planner::with_rotation`]): per room, its neighbours in the
+    /// cyclic order a planar drawing puts them round it; candidates that break it are dropped.
+    rotation: Option<Arc<Vec<Vec<usize>>>>,
 }
 
 /// Rooms from which a level counts as big (see `Planner::big`).
@@ -473,6 +476,7 @@ impl Planner {
             big: n >= BIG,
             parts: None,
             merged_parts: std::sync::OnceLock::new(),
+            rotation: None,
         };
         planner.span = planner
             .set

@@ -73,7 +73,10 @@ impl Planner {
     /// Whether annealing can take this problem on: few enough rooms, and no corridor room
     /// between two rooms (those are placed with their second room by the room-by-room search).
     pub(super) fn can_anneal(&self) -> bool {
-        self.problem.rooms.len() <= MAX_ROOMS && self.via.iter().all(Option::is_none)
+        // (Annealing moves rooms freely: it would not keep `Planner::with_rotation`'s order.)
+        self.problem.rooms.len() <= MAX_ROOMS
+            && self.via.iter().all(Option::is_none)
+            && self.rotation.is_none()
     }
 
     /// Anneals up to `runs` times (or until `deadline`): the placed rooms and corridors, and

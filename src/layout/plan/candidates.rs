@@ -98,6 +98,9 @@ impl Planner {
             keyed.sort_unstable_by_key(|&(d, k, _)| (d, k));
             out.extend(keyed.into_iter().take(FALLBACK_TRIES).map(|(_, _, c)| c));
         }
+        if self.rotation.is_some() {
+            out.retain(|c| self.keeps_rotation(st, step.room, c));
+        }
         if step.targets.is_empty() {
             return out;
         }
@@ -134,6 +137,92 @@ impl Planner {
             }
         }
         by_score(scored)
+    }
+
+    /// Whether placing `room` as `c` keeps the cyclic order of [`Planner::with_rotation`]
+    /// round it and round each placed neighbour (by the angles between box centres).
+    fn keeps_rotation(&self, st: &State, room: usize, c: &Cand) -> bool {
+        let Some(rot) = &self.rotation else {
+            return true;
+        };
+        let centre = |r: Rect| (f64::from(r.min.x + r.max.x), f64::from(r.min.y + r.max.y));
+        let at = |r: usize| -> Option<(f64, f64)> {
+            if r == room {
+                Some(centre(self.rect_of(c.shape, c.pos)))
+            } else {
+                st.placed[r].map(|(s, p)| centre(self.rect_of(s, p)))
+            }
+        };
+        // Round `u`: its placed neighbours (and `room`) sorted by angle must follow the
+        // rotation cyclically.
+        let ok_round = |u: usize| -> bool {
+            let Some(o) = at(u) else { return true };
+            let mut items: Vec<(f64, usize)> = rot[u]
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &w)| at(w).map(|q| ((q.1 - o.1).atan2(q.0 - o.0), k)))
+                .collect();
+            if items.len() < 3 {
+                return true;
+            }
+            items.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let n = items.len();
+            (0..n)
+                .filter(|&i| items[i].1 > items[(i + 1) % n].1)
+                .count()
+                <= 1
+        };
+        if !ok_round(room) {
+            return false;
+        }
+        rot[room]
+            .iter()
+            .all(|&u| st.placed[u].is_none() || ok_round(u))
+    }
+
+    /// Experimental (issue 22): drop every candidate that breaks the cyclic order of
+    /// neighbours round a room given by `rotation` (per room, its neighbours in the order a
+    /// planar drawing puts them round it, by the angle between box centres; a neighbour left
+    /// out is not looked at). The room-by-room search keeps the order round every room; the
+    /// annealing fallback is not used; the parts of a big level keep it within each part
+    /// (a part may be mirrored when fitted, which reverses the order within it). Not a stable
+    /// interface.
+    ///
+    /// # Errors
+    /// [`LayoutError::BadRotation`] naming the room, if `rotation` has not one row per room
+    /// or a row lists a room that is not linked to its room.
+    #[doc(hidden)]
+    pub fn with_rotation(mut self, rotation: Vec<Vec<usize>>) -> Result<Planner, LayoutError> {
+        let n = self.problem.rooms.len();
+        let name = |r: usize| {
+            self.problem
+                .rooms
+                .get(r)
+                .map_or(format!("#{r}"), |x| x.name.clone())
+        };
+        if rotation.len() != n {
+            return Err(LayoutError::BadRotation {
+                room: name(rotation.len().min(n)),
+                reason: format!("is missing or extra: {} rows for {n} rooms", rotation.len()),
+            });
+        }
+        for (u, row) in rotation.iter().enumerate() {
+            if let Some(&w) = row
+                .iter()
+                .find(|&&w| !self.adj[u].iter().any(|&(nb, _)| nb == w))
+            {
+                return Err(LayoutError::BadRotation {
+                    room: name(u),
+                    reason: format!("lists `{}`, which is not linked to it", name(w)),
+                });
+            }
+        }
+        self.rotation = Some(Arc::new(rotation));
+        if self.parts.is_some() {
+            self.parts = self.cut_into_parts(0);
+            self.merged_parts = std::sync::OnceLock::new();
+        }
+        Ok(self)
     }
 
     /// A frame for step `i`: a step that pulls gets every candidate at once (sorted); any other

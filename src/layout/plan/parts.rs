@@ -6,6 +6,7 @@
 use super::super::{LayoutProblem, RetryPolicy};
 use super::{BIG, Planner};
 use crate::graph::bridge_flags;
+use std::sync::Arc;
 
 /// Rooms per part the cutting aims at (a part that is one block of loops may be bigger).
 const PART_ROOMS: usize = 5;
@@ -48,6 +49,14 @@ impl Part {
         sub.links.truncate(own_links);
         let mut planner = Planner::prepare(sub, self.planner.set.clone()).ok()?;
         planner.build_compounds();
+        if let Some(rot) = &self.planner.rotation {
+            let n = self.rooms.len();
+            let own = rot[..n]
+                .iter()
+                .map(|nbs| nbs.iter().copied().filter(|&w| w < n).collect())
+                .collect();
+            planner.rotation = Some(Arc::new(own));
+        }
         Some(planner)
     }
 }
@@ -194,12 +203,15 @@ impl Planner {
             }
             // Each cut link gets a stand-in for the room at its other end, so that the part's
             // layout leaves its joint rooms a free side; stand-ins are dropped from the piece.
+            // (The level's index of each stand-in's room, in order.)
+            let mut stood_for: Vec<usize> = Vec::new();
             for k in links {
                 let (inside, outside) = match (local(k.from), local(k.to)) {
                     (Some(a), None) => (a, k.to),
                     (None, Some(b)) => (b, k.from),
                     _ => continue,
                 };
+                stood_for.push(outside);
                 let mut stand_in = self.problem.rooms[outside].clone();
                 stand_in.name = format!("{} (stand-in)", stand_in.name);
                 let d = sub.rooms.len();
@@ -235,6 +247,17 @@ impl Planner {
             });
             let mut planner = Planner::prepare(sub, self.set.clone()).ok()?;
             planner.build_compounds();
+            if let Some(rot) = &self.rotation {
+                // The level's rotation round each room of the part, stand-ins in the place
+                // of the rooms they stand for.
+                let level_of: Vec<usize> = rooms.iter().chain(&stood_for).copied().collect();
+                let local_of = |r: usize| level_of.iter().position(|&x| x == r);
+                let local_rot = level_of
+                    .iter()
+                    .map(|&r| rot[r].iter().filter_map(|&w| local_of(w)).collect())
+                    .collect();
+                planner.rotation = Some(Arc::new(local_rot));
+            }
             parts.push(Part {
                 planner,
                 rooms,

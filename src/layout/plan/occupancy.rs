@@ -189,6 +189,14 @@ impl Planner {
         let Some((qs, qp)) = st.placed[q] else {
             return true;
         };
+        self.ray_out(st, qs, qp, min, max) || self.flood_to_edge(st, q, min, max)
+    }
+
+    /// [`Planner::open_to_edge`] by a flood fill of the window's free cells.
+    fn flood_to_edge(&self, st: &State, q: usize, min: Point, max: Point) -> bool {
+        let Some((qs, qp)) = st.placed[q] else {
+            return true;
+        };
         let w = max.x - min.x;
         let mut seen = corridor::Occupancy::solid_window(&Placed { planner: self, st }, min, max);
         let at = |x: i32, y: i32| ((y - min.y) * w + (x - min.x)) as usize;
@@ -216,6 +224,44 @@ impl Planner {
             }
         }
         false
+    }
+
+    /// Whether a straight run of free cells leads from beside room `qs` at `qp` to the edge
+    /// of the window from `min` to `max` (exclusive), one run tried from the middle of each
+    /// side: a way out that the flood fill of [`Planner::open_to_edge`] would find too, found
+    /// without filling the window. A run counts as free when no box in the index meets it.
+    fn ray_out(&self, st: &State, qs: u32, qp: Point, min: Point, max: Point) -> bool {
+        let m = &self.set.shapes[qs as usize].mask;
+        let inside = |x: i32, y: i32| m.bits[(y * m.width + x) as usize];
+        // The cell of a side nearest its middle that the mask fills (its edge row or column).
+        let middle = |len: i32, filled: &dyn Fn(i32) -> bool| {
+            (0..len)
+                .map(|k| len / 2 + if k % 2 == 0 { k / 2 } else { -(k / 2) - 1 })
+                .find(|&k| (0..len).contains(&k) && filled(k))
+        };
+        let (w, h) = (m.width, m.height);
+        let mut runs: [Option<([i32; 2], [i32; 2])>; 4] = [None; 4];
+        if let Some(y) = middle(h, &|y| inside(w - 1, y)) {
+            runs[0] = Some(([qp.x + w, qp.y + y], [max.x - 1, qp.y + y]));
+        }
+        if let Some(y) = middle(h, &|y| inside(0, y)) {
+            runs[1] = Some(([min.x, qp.y + y], [qp.x - 1, qp.y + y]));
+        }
+        if let Some(x) = middle(w, &|x| inside(x, h - 1)) {
+            runs[2] = Some(([qp.x + x, qp.y + h], [qp.x + x, max.y - 1]));
+        }
+        if let Some(x) = middle(w, &|x| inside(x, 0)) {
+            runs[3] = Some(([qp.x + x, min.y], [qp.x + x, qp.y - 1]));
+        }
+        runs.into_iter().flatten().any(|(a, b)| {
+            a[0] <= b[0]
+                && a[1] <= b[1]
+                && st
+                    .index
+                    .locate_in_envelope_intersecting(AABB::from_corners(a, b))
+                    .next()
+                    .is_none()
+        })
     }
 
     /// A placed room near `room` (or `room` itself, or near a corridor routed since `keep`)
@@ -698,6 +744,55 @@ mod tests {
     /// does, on every cell round the rooms of searched layouts (a ring of rooms joined by
     /// routed corridors, and a tree of touching rooms hanging off it), in batches of the
     /// sizes a room's doors give.
+    #[test]
+    fn a_straight_way_out_is_one_the_flood_fill_finds() {
+        // Dense levels of Edgar's five basic shapes (L and T shapes included), every link a
+        // contact: for every room and windows from tight to roomy, the answer with the
+        // straight runs tried first is the flood fill's alone.
+        let (mut by_ray, mut by_flood, mut shut) = (0, 0, 0);
+        for seed in 0..6u64 {
+            let placed = crate::graph::random::placed_rooms_graph(
+                45,
+                8,
+                &mut crate::seed::stream(seed, "ray test"),
+            );
+            let mut p = LayoutProblem::new(crate::layout::template::basic_templates());
+            for id in placed.graph.room_ids() {
+                p.rooms
+                    .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
+            }
+            for (_, a, b, _) in placed.graph.links() {
+                p.links
+                    .push(LinkSpec::new(a.0 as usize, b.0 as usize, Realise::Contact));
+            }
+            let planner = Planner::new(p).unwrap();
+            let (st, _) = planner.search(seed, None).unwrap();
+            for (q, at) in st.placed.iter().enumerate() {
+                let (s, pos) = at.unwrap();
+                let r = planner.rect_of(s, pos);
+                for reach in [1, 2, 3, 5, 8, 20] {
+                    let min = Point::new(r.min.x - reach, r.min.y - reach);
+                    let max = Point::new(r.max.x + reach, r.max.y + reach);
+                    let flood = planner.flood_to_edge(&st, q, min, max);
+                    assert_eq!(
+                        planner.open_to_edge(&st, q, min, max),
+                        flood,
+                        "seed {seed} room {q} reach {reach}"
+                    );
+                    match (planner.ray_out(&st, s, pos, min, max), flood) {
+                        (true, _) => by_ray += 1,
+                        (false, true) => by_flood += 1,
+                        (false, false) => shut += 1,
+                    }
+                }
+            }
+        }
+        assert!(
+            by_ray > 100 && by_flood > 100 && shut > 10,
+            "{by_ray} by a straight run, {by_flood} by the flood fill only, {shut} shut in"
+        );
+    }
+
     #[test]
     fn batch_cover_matches_cell_by_cell() {
         let mut p = LayoutProblem::new(vec![

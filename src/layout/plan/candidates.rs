@@ -95,8 +95,15 @@ impl Planner {
                     (d, rng.next_u64(), c)
                 })
                 .collect();
-            keyed.sort_unstable_by_key(|&(d, k, _)| (d, k));
-            out.extend(keyed.into_iter().take(FALLBACK_TRIES).map(|(_, _, c)| c));
+            // The few best, in order: picked out first (the list may hold hundreds), then
+            // sorted. (Keys are distinct: each has a random draw of its own.)
+            let key = |&(d, k, _): &(u32, u64, Cand)| (d, k);
+            if keyed.len() > FALLBACK_TRIES {
+                keyed.select_nth_unstable_by_key(FALLBACK_TRIES - 1, key);
+                keyed.truncate(FALLBACK_TRIES);
+            }
+            keyed.sort_unstable_by_key(key);
+            out.extend(keyed.into_iter().map(|(_, _, c)| c));
         }
         if self.rotation.is_some() {
             out.retain(|c| self.keeps_rotation(st, step.room, c));

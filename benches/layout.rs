@@ -255,16 +255,7 @@ pub fn placed_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
         loops,
         &mut levelplan::seed::stream(seed, "placed rooms"),
     );
-    let templates = levelplan::layout::template::basic_templates();
-    let mut p = LayoutProblem::new(templates);
-    for id in placed.graph.room_ids() {
-        p.rooms
-            .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
-    }
-    for (_, a, b, _) in placed.graph.links() {
-        p.links
-            .push(LinkSpec::new(a.0 as usize, b.0 as usize, Realise::Contact));
-    }
+    let mut p = LayoutProblem::of_placed_rooms(&placed);
     p.budget.retry = RetryPolicy::Attempts(20);
     p
 }

@@ -1046,22 +1046,13 @@ mod placed_rooms {
 
     use levelplan::graph::random::{PlacedRooms, placed_rooms_graph, shape_cells};
     use levelplan::graph::{component_count, cycle_rank, is_planar};
-    use levelplan::layout::{LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec};
+    use levelplan::layout::{LayoutProblem, Planner, RetryPolicy};
     use levelplan::{LinkRole, RoomId};
     use proptest::prelude::*;
 
     /// The five basic shapes as templates (doors of one cell anywhere), every link a contact.
     fn problem(placed: &PlacedRooms) -> LayoutProblem {
-        let templates = levelplan::layout::template::basic_templates();
-        let mut p = LayoutProblem::new(templates);
-        for id in placed.graph.room_ids() {
-            p.rooms
-                .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
-        }
-        for (_, a, b, _) in placed.graph.links() {
-            p.links
-                .push(LinkSpec::new(a.0 as usize, b.0 as usize, Realise::Contact));
-        }
+        let mut p = LayoutProblem::of_placed_rooms(placed);
         p.budget.retry = RetryPolicy::Attempts(20);
         p
     }
@@ -1263,15 +1254,7 @@ fn a_rotation_given_is_kept_round_every_room() {
             .map(|(_, a, b, _)| (a.0 as usize, b.0 as usize))
             .collect();
         let rotation = rotation_of(&boxes, &links);
-        let mut problem = LayoutProblem::new(levelplan::layout::template::basic_templates());
-        for id in placed.graph.room_ids() {
-            problem
-                .rooms
-                .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
-        }
-        for &(a, b) in &links {
-            problem.links.push(LinkSpec::new(a, b, Realise::Contact));
-        }
+        let problem = LayoutProblem::of_placed_rooms(&placed);
         let kept = |layout: &levelplan::layout::Layout| {
             let boxes: Vec<(i64, i64, i64, i64)> = layout
                 .rooms

@@ -407,6 +407,33 @@ impl LayoutProblem {
             earlier_uses: Vec::new(),
         }
     }
+
+    /// The problem a graph read off a placement of rooms poses
+    /// ([`crate::graph::random::placed_rooms_graph`]): Edgar's five basic shapes
+    /// ([`template::basic_templates`]) for every room, rooms named by their ids, every link
+    /// a contact, the default budget. The placement is a layout of it.
+    ///
+    /// # Examples
+    /// ```
+    /// use levelplan::graph::random::placed_rooms_graph;
+    /// use levelplan::layout::{LayoutProblem, Planner};
+    /// let placed = placed_rooms_graph(20, 2, &mut levelplan::seed::stream(1, "doc"));
+    /// let problem = LayoutProblem::of_placed_rooms(&placed);
+    /// assert_eq!(problem.rooms.len(), 20);
+    /// assert!(Planner::new(problem).unwrap().layout(1).is_ok());
+    /// ```
+    pub fn of_placed_rooms(placed: &crate::graph::random::PlacedRooms) -> LayoutProblem {
+        let mut p = LayoutProblem::new(template::basic_templates());
+        for id in placed.graph.room_ids() {
+            p.rooms
+                .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
+        }
+        for (_, a, b, _) in placed.graph.links() {
+            p.links
+                .push(LinkSpec::new(a.0 as usize, b.0 as usize, Realise::Contact));
+        }
+        p
+    }
 }
 
 /// A door: a segment of grid points on a room's outline.

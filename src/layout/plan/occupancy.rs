@@ -756,16 +756,7 @@ mod tests {
                 8,
                 &mut crate::seed::stream(seed, "ray test"),
             );
-            let mut p = LayoutProblem::new(crate::layout::template::basic_templates());
-            for id in placed.graph.room_ids() {
-                p.rooms
-                    .push(RoomSpec::new(&id.to_string(), vec![0, 1, 2, 3, 4]));
-            }
-            for (_, a, b, _) in placed.graph.links() {
-                p.links
-                    .push(LinkSpec::new(a.0 as usize, b.0 as usize, Realise::Contact));
-            }
-            let planner = Planner::new(p).unwrap();
+            let planner = Planner::new(LayoutProblem::of_placed_rooms(&placed)).unwrap();
             let (st, _) = planner.search(seed, None).unwrap();
             for (q, at) in st.placed.iter().enumerate() {
                 let (s, pos) = at.unwrap();

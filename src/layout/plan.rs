@@ -488,6 +488,15 @@ impl Planner {
         Ok(planner)
     }
 
+    /// Room `r`'s name, or `#r` for an index that is no room (for errors about indices a
+    /// caller gave).
+    pub(crate) fn room_label(&self, r: usize) -> String {
+        self.problem
+            .rooms
+            .get(r)
+            .map_or(format!("#{r}"), |x| x.name.clone())
+    }
+
     /// The problem this planner was made from.
     pub fn problem(&self) -> &LayoutProblem {
         &self.problem

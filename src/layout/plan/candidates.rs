@@ -201,15 +201,9 @@ impl Planner {
     #[doc(hidden)]
     pub fn with_rotation(mut self, rotation: Vec<Vec<usize>>) -> Result<Planner, LayoutError> {
         let n = self.problem.rooms.len();
-        let name = |r: usize| {
-            self.problem
-                .rooms
-                .get(r)
-                .map_or(format!("#{r}"), |x| x.name.clone())
-        };
         if rotation.len() != n {
             return Err(LayoutError::BadRotation {
-                room: name(rotation.len().min(n)),
+                room: self.room_label(rotation.len().min(n)),
                 reason: format!("is missing or extra: {} rows for {n} rooms", rotation.len()),
             });
         }
@@ -219,8 +213,8 @@ impl Planner {
                 .find(|&&w| !self.adj[u].iter().any(|&(nb, _)| nb == w))
             {
                 return Err(LayoutError::BadRotation {
-                    room: name(u),
-                    reason: format!("lists `{}`, which is not linked to it", name(w)),
+                    room: self.room_label(u),
+                    reason: format!("lists `{}`, which is not linked to it", self.room_label(w)),
                 });
             }
         }

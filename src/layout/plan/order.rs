@@ -471,23 +471,17 @@ impl Planner {
     pub fn with_order(mut self, order: &[usize]) -> Result<Planner, LayoutError> {
         let n = self.problem.rooms.len();
         let mut seen = vec![false; n];
-        let name = |r: usize| {
-            self.problem
-                .rooms
-                .get(r)
-                .map_or(format!("#{r}"), |x| x.name.clone())
-        };
         for &r in order {
             if r >= n || std::mem::replace(&mut seen[r], true) {
                 return Err(LayoutError::NotConnected {
-                    missing: vec![name(r)],
+                    missing: vec![self.room_label(r)],
                     from: "the order given (a room out of range or listed twice)".into(),
                 });
             }
         }
         if let Some(missing) = (0..n).find(|&r| !seen[r]) {
             return Err(LayoutError::NotConnected {
-                missing: vec![name(missing)],
+                missing: vec![self.room_label(missing)],
                 from: "the order given (a room left out)".into(),
             });
         }

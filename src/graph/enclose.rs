@@ -9,6 +9,11 @@
 //! vertex sits there). When it does not, a loop must be drawn round a room and what hangs off
 //! it, and a layout that closes its loops tight (as the room-by-room search does) cannot be
 //! found; naming the group and the rooms tells a designer what to change.
+//!
+//! Only rooms with rooms hanging off them are looked at. Rooms of the group itself may also
+//! have to be inside a ring (of three paths between two rooms, one lies between the other
+//! two in any drawing); a layout places them first and closes the ring round them, which
+//! works where the ring is long enough, so they are not reported.
 
 use super::level::{LevelGraph, RoomId};
 use super::planar::planar_edges;

@@ -83,8 +83,11 @@ pub fn local_loops_graph<R: Rng + ?Sized>(rooms: usize, loops: usize, rng: &mut 
 /// far (extra links count, so loops stay local instead of spanning earlier ones), that keeps
 /// the graph planar and leaves every room with rooms hanging off it drawable outside every
 /// loop ([`crate::graph::enclosures`] finds none), as a designer avoiding forced holes would
-/// draw a level. No loop must then be drawn round rooms, which suits the layout's tight
-/// loops. Fewer than `loops` links may fit.
+/// draw a level. No loop must then be drawn round a room and what hangs off it, which suits
+/// the layout's tight loops. A loop may still have to go round rooms of its own group: where
+/// two rooms are joined by three paths, one path lies between the other two in any drawing,
+/// so the ring the other two make goes round it, and that ring must be long enough (its
+/// rooms and corridors) to hold it. Fewer than `loops` links may fit.
 ///
 /// # Complexity
 /// `O(L · V)` expected: a planarity test and an enclosure test (`O(V)` unless it fails, then

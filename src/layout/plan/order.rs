@@ -327,7 +327,8 @@ impl Planner {
         // Short cycles: for every edge, the shortest cycle through it.
         let mut cycles: Vec<Vec<usize>> = Vec::new();
         {
-            let mut seen_sets: std::collections::HashSet<Vec<usize>> = Default::default();
+            // The room sets of the cycles kept, sorted (searched, not hashed: there are few).
+            let mut seen_sets: Vec<Vec<usize>> = Vec::new();
             let mut prev = vec![usize::MAX; n];
             let mut stamp = vec![usize::MAX; n];
             let mut queue = std::collections::VecDeque::new();
@@ -374,8 +375,8 @@ impl Planner {
                         key.clear();
                         walk(prev[u], &mut key);
                         key.sort_unstable();
-                        if !seen_sets.contains(&key) {
-                            seen_sets.insert(key.clone());
+                        if let Err(at) = seen_sets.binary_search(&key) {
+                            seen_sets.insert(at, key.clone());
                             let mut cyc = Vec::with_capacity(key.len());
                             walk(prev[u], &mut cyc);
                             cycles.push(cyc);
@@ -656,6 +657,7 @@ impl Planner {
             best_at: vec![0; n],
             best: vec![(0, 0); n],
             found: Vec::new(),
+            heap: std::collections::BinaryHeap::new(),
         };
         for (i, &r) in order.iter().enumerate() {
             let mut earlier: Vec<(usize, Edge)> = vadj[r]
@@ -720,10 +722,10 @@ impl Planner {
             best_at,
             best,
             found,
+            heap,
         } = marks;
         found.clear();
-        // (reach so far, hops, room)
-        let mut heap = std::collections::BinaryHeap::new();
+        heap.clear();
         for &(u, e) in &vadj[r] {
             if pos[u] > i {
                 heap.push(std::cmp::Reverse((edge_reach(e) + span[u], 1u32, u)));
@@ -767,6 +769,8 @@ pub(super) struct TargetMarks {
     best_at: Vec<usize>,
     best: Vec<(u32, u32)>,
     found: Vec<usize>,
+    /// (reach so far, hops, room), nearest first.
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u32, usize)>>,
 }
 
 /// How many unplaced rooms reach the placed part only through one unplaced room of

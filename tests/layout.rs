@@ -1210,6 +1210,14 @@ fn rotation_of(boxes: &[(i64, i64, i64, i64)], links: &[(usize, usize)]) -> Vec<
         .collect()
 }
 
+/// The box round `points`: (least x, least y, greatest x, greatest y).
+fn box_round(points: impl Iterator<Item = (i64, i64)>) -> (i64, i64, i64, i64) {
+    points.fold(
+        (i64::MAX, i64::MAX, i64::MIN, i64::MIN),
+        |(x0, y0, x1, y1), (x, y)| (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
+    )
+}
+
 /// Whether `order` is `reference` started at some point (the same cyclic order).
 fn same_cycle(order: &[usize], reference: &[usize]) -> bool {
     order.len() == reference.len()
@@ -1234,18 +1242,15 @@ fn a_rotation_given_is_kept_round_every_room() {
             6,
             &mut levelplan::seed::stream(seed, "rotation test"),
         );
+        // A cell at (x, y) covers up to (x + 1, y + 1).
         let boxes: Vec<(i64, i64, i64, i64)> = placed
             .rooms
             .iter()
             .map(|r| {
-                let xs = r.cells.iter().map(|c| i64::from(c.0));
-                let ys = r.cells.iter().map(|c| i64::from(c.1));
-                (
-                    xs.clone().min().unwrap(),
-                    ys.clone().min().unwrap(),
-                    xs.max().unwrap() + 1,
-                    ys.max().unwrap() + 1,
-                )
+                box_round(r.cells.iter().flat_map(|c| {
+                    let (x, y) = (i64::from(c.0), i64::from(c.1));
+                    [(x, y), (x + 1, y + 1)]
+                }))
             })
             .collect();
         let links: Vec<(usize, usize)> = placed
@@ -1259,16 +1264,7 @@ fn a_rotation_given_is_kept_round_every_room() {
             let boxes: Vec<(i64, i64, i64, i64)> = layout
                 .rooms
                 .iter()
-                .map(|r| {
-                    let xs = r.outline.iter().map(|p| i64::from(p.x));
-                    let ys = r.outline.iter().map(|p| i64::from(p.y));
-                    (
-                        xs.clone().min().unwrap(),
-                        ys.clone().min().unwrap(),
-                        xs.max().unwrap(),
-                        ys.max().unwrap(),
-                    )
-                })
+                .map(|r| box_round(r.outline.iter().map(|p| (i64::from(p.x), i64::from(p.y)))))
                 .collect();
             let got = rotation_of(&boxes, &links);
             (0..got.len()).all(|r| same_cycle(&got[r], &rotation[r]))

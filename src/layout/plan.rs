@@ -163,7 +163,8 @@ struct Sequence {
 pub struct Planner {
     problem: LayoutProblem,
     set: Arc<ShapeSet>,
-    room_shapes: Vec<Vec<(u32, f64)>>,
+    /// Per room: its shapes with their weights (rooms with the same templates share a list).
+    room_shapes: Vec<Arc<[(u32, f64)]>>,
     repeat: Vec<RepeatMode>,
     adj: Vec<Vec<(usize, usize)>>,
     via: Vec<Option<ViaRoom>>,
@@ -214,15 +215,53 @@ struct Cand {
 
 struct Frame {
     cands: Vec<Cand>,
-    /// Shapes whose candidates are not generated yet (last first).
-    shapes_left: Vec<u32>,
+    /// Shapes whose candidates are not generated yet.
+    shapes_left: ShapesLeft,
     next: usize,
     failures: u32,
     corridors: usize,
     /// Corridor rooms placed together with this step's room.
     extra: Vec<usize>,
-    /// Earlier steps this step's failure depends on.
+    /// Earlier steps this step's failure depends on, besides those its candidates depend on
+    /// (`Planner::base_conflicts`).
     conflict: Vec<usize>,
+}
+
+/// The shapes of a step whose candidates are still to come, taken in order; on the stack for
+/// the few shapes a room usually has.
+struct ShapesLeft {
+    inline: [u32; 7],
+    /// How many of `inline` are left (taken from the front: `inline[7 - len..]`).
+    len: usize,
+    /// Those left when there were more than `inline` holds, last first.
+    spill: Vec<u32>,
+}
+
+impl ShapesLeft {
+    /// `shapes`, to be taken in order.
+    fn new(shapes: &[u32]) -> ShapesLeft {
+        let mut left = ShapesLeft {
+            inline: [0; 7],
+            len: 0,
+            spill: Vec::new(),
+        };
+        if shapes.len() <= left.inline.len() {
+            left.len = shapes.len();
+            left.inline[7 - shapes.len()..].copy_from_slice(shapes);
+        } else {
+            left.spill = shapes.iter().rev().copied().collect();
+        }
+        left
+    }
+
+    /// The next shape, if any.
+    fn take(&mut self) -> Option<u32> {
+        if self.len > 0 {
+            self.len -= 1;
+            return Some(self.inline[7 - self.len - 1]);
+        }
+        self.spill.pop()
+    }
 }
 
 /// The deepest point a search reached: how many steps were open, what was placed, and the
@@ -351,8 +390,17 @@ impl Planner {
                     .unwrap_or(t.repeat.unwrap_or(problem.repeat_default))
             })
             .collect();
-        let mut room_shapes = Vec::with_capacity(n);
-        for r in &problem.rooms {
+        let mut room_shapes: Vec<Arc<[(u32, f64)]>> = Vec::with_capacity(n);
+        for (k, r) in problem.rooms.iter().enumerate() {
+            // Rooms usually share their templates with an earlier room (with the room
+            // before, or the first room): their shapes are the same.
+            if let Some(&same) = [k.wrapping_sub(1), 0]
+                .iter()
+                .find(|&&j| j < k && problem.rooms[j].templates == r.templates)
+            {
+                room_shapes.push(room_shapes[same].clone());
+                continue;
+            }
             if r.templates.is_empty() {
                 return Err(LayoutError::NoTemplates {
                     room: r.name.clone(),
@@ -375,7 +423,7 @@ impl Planner {
                     }
                 }
             }
-            room_shapes.push(ws);
+            room_shapes.push(ws.into());
         }
         let mut adj = vec![Vec::new(); n];
         for (i, l) in problem.links.iter().enumerate() {
@@ -526,4 +574,21 @@ pub(crate) fn outline_gap(a: &Shape, pa: Point, b: &Shape, pb: Point) -> u32 {
 #[inline]
 pub(crate) fn gap_at_least(a: &Shape, pa: Point, b: &Shape, pb: Point, d: u32) -> bool {
     super::geom::gap_at_least(&a.mask, pa, &b.mask, pb, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ShapesLeft;
+
+    /// Shapes come out in the order given, however many there are (on the stack or not).
+    #[test]
+    fn shapes_left_come_in_order() {
+        for n in [0u32, 1, 3, 6, 7, 8, 20] {
+            let shapes: Vec<u32> = (0..n).map(|k| 100 + 3 * k).collect();
+            let mut left = ShapesLeft::new(&shapes);
+            let got: Vec<u32> = std::iter::from_fn(|| left.take()).collect();
+            assert_eq!(got, shapes, "{n} shapes");
+            assert_eq!(left.take(), None);
+        }
+    }
 }

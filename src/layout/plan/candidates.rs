@@ -3,16 +3,34 @@
 
 use super::*;
 
+/// Shapes of a step ordered without allocating (a room with more goes to the heap).
+const INLINE_SHAPES: usize = 16;
+
 impl Planner {
-    /// The shapes step `i` may use, in weighted random order.
-    pub(super) fn shape_order<R: Rng + ?Sized>(
+    /// `then` called with the shapes step `i` may use, in weighted random order (kept on the
+    /// stack for the few shapes a room usually has).
+    pub(super) fn shape_order<R: Rng + ?Sized, T>(
         &self,
         rng: &mut R,
         st: &State,
         i: usize,
-    ) -> Vec<u32> {
+        then: impl FnOnce(&mut R, &[u32]) -> T,
+    ) -> T {
         let room = self.steps[i].room;
-        let mut shapes = self.repeat_allowed(room, |r| st.placed[r].map(|(s, _)| s));
+        let shape_of = |r: usize| st.placed[r].map(|(s, _)| s);
+        let mut inline = [(0u32, 0f64); INLINE_SHAPES];
+        let mut spill: Vec<(u32, f64)>;
+        let shapes: &mut [(u32, f64)] = if self.room_shapes[room].len() <= INLINE_SHAPES {
+            let mut k = 0;
+            self.each_allowed(room, shape_of, |x| {
+                inline[k] = x;
+                k += 1;
+            });
+            &mut inline[..k]
+        } else {
+            spill = self.repeat_allowed(room, shape_of);
+            &mut spill
+        };
         let corridor_room = self.problem.rooms[room].corridor;
         // Templates already used (in this level, and in earlier ones of a run) weigh less.
         let penalty = self.problem.recent_penalty;
@@ -43,7 +61,18 @@ impl Planner {
             *w = -(1.0 - seed::unit(rng)).ln() / *w;
         }
         shapes.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        shapes.into_iter().map(|(s, _)| s).collect()
+        let mut ids = [0u32; INLINE_SHAPES];
+        let ids_spill: Vec<u32>;
+        let ids: &[u32] = if shapes.len() <= INLINE_SHAPES {
+            for (k, &(s, _)) in shapes.iter().enumerate() {
+                ids[k] = s;
+            }
+            &ids[..shapes.len()]
+        } else {
+            ids_spill = shapes.iter().map(|&(s, _)| s).collect();
+            &ids_spill
+        };
+        then(rng, ids)
     }
 
     /// Candidate placements of `shapes` for step `i`, best first: shuffled, cut to those that
@@ -68,9 +97,9 @@ impl Planner {
         // Contact positions first, shuffled; positions that need a corridor after them,
         // nearest first (short corridors route more often), and only a few of them.
         let mut fallback: Vec<Cand> = Vec::new();
-        for &s in shapes {
+        for (k, &s) in shapes.iter().enumerate() {
             let start = out.len();
-            self.positions(st, step, s, &mut out, &mut fallback);
+            self.positions(st, step, s, shapes.len() - k, &mut out, &mut fallback);
             seed::shuffle(rng, &mut out[start..]);
         }
         if !fallback.is_empty() {
@@ -111,18 +140,35 @@ impl Planner {
         if step.targets.is_empty() {
             return out;
         }
-        let targets: Vec<(Rect, u32, u32)> = step
-            .targets
-            .iter()
-            .filter_map(|&(t, reach, hops)| {
-                st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach, hops))
-            })
-            .collect();
+        // The placed targets' boxes (on the stack for the few a step has).
+        let placed_targets = step.targets.iter().filter_map(|&(t, reach, hops)| {
+            st.placed[t].map(|(ts, tp)| (self.rect_of(ts, tp), reach, hops))
+        });
+        let mut inline = [(
+            Rect {
+                min: Point::default(),
+                max: Point::default(),
+            },
+            0u32,
+            0u32,
+        ); 8];
+        let spill: Vec<(Rect, u32, u32)>;
+        let targets: &[(Rect, u32, u32)] = if step.targets.len() <= inline.len() {
+            let mut k = 0;
+            for t in placed_targets {
+                inline[k] = t;
+                k += 1;
+            }
+            &inline[..k]
+        } else {
+            spill = placed_targets.collect();
+            &spill
+        };
         // The sum of gaps to near targets, `None` where a target is out of reach.
         let score = |c: &Cand| {
             let rect = self.rect_of(c.shape, c.pos);
             let mut score = 0;
-            for &(trect, reach, hops) in &targets {
+            for &(trect, reach, hops) in targets {
                 let gap = rect.gap(&trect);
                 if gap > reach {
                     return None;
@@ -138,12 +184,15 @@ impl Planner {
             return out;
         }
         let mut scored: Vec<(u32, Cand)> = Vec::with_capacity(out.len());
-        for c in out {
-            if let Some(s) = score(&c) {
-                scored.push((s + 2 * seed::below(rng, 4) as u32, c));
+        for c in &out {
+            if let Some(s) = score(c) {
+                scored.push((s + 2 * seed::below(rng, 4) as u32, *c));
             }
         }
-        by_score(scored)
+        // The sorted list goes where the unsorted one was.
+        out.clear();
+        by_score(scored, &mut out);
+        out
     }
 
     /// Whether placing `room` as `c` keeps the cyclic order of [`Planner::with_rotation`]
@@ -235,15 +284,19 @@ impl Planner {
         i: usize,
         corridors: usize,
     ) -> Frame {
-        let shapes = self.shape_order(rng, st, i);
-        let (cands, shapes_left) = if self.steps[i].pull || i == 0 {
-            (self.candidates(rng, st, i, &shapes), Vec::new())
-        } else {
-            let mut rest = shapes;
-            rest.reverse();
-            let first = rest.pop().expect("rooms have shapes");
-            (self.candidates(rng, st, i, &[first]), rest)
-        };
+        let all_at_once = self.steps[i].pull || i == 0;
+        let (cands, shapes_left) = self.shape_order(rng, st, i, |rng, shapes| {
+            if all_at_once {
+                (self.candidates(rng, st, i, shapes), ShapesLeft::new(&[]))
+            } else {
+                // The first shape's candidates now, the others' later.
+                let (first, rest) = shapes.split_first().expect("rooms have shapes");
+                (
+                    self.candidates(rng, st, i, &[*first]),
+                    ShapesLeft::new(rest),
+                )
+            }
+        });
         Frame {
             cands,
             shapes_left,
@@ -251,7 +304,7 @@ impl Planner {
             failures: 0,
             corridors,
             extra: Vec::new(),
-            conflict: self.base_conflicts(i),
+            conflict: Vec::new(),
         }
     }
 
@@ -313,11 +366,13 @@ impl Planner {
 
     /// Positions of shape `s` for a step: first those where every contact-capable link is
     /// realised by contact, then those where the optional ones are left to corridors.
+    /// `shapes_left` counts the shapes whose positions still go to `out`, this one included.
     pub(super) fn positions(
         &self,
         st: &State,
         step: &Step,
         s: u32,
+        shapes_left: usize,
         out: &mut Vec<Cand>,
         fallback: &mut Vec<Cand>,
     ) {
@@ -367,7 +422,9 @@ impl Planner {
             return;
         }
         let start = out.len();
-        out.reserve(lists[0].0.len());
+        // Room for this shape's positions and as many for each shape still to come (shapes of
+        // one room have like numbers of positions): one allocation for the whole list.
+        out.reserve(lists[0].0.len() * shapes_left);
         Self::meet(lists, |pos| out.push(Cand { shape: s, pos }));
         if mandatory == lists.len() {
             return;
@@ -424,40 +481,47 @@ impl Planner {
     }
 }
 
-/// The candidates in order of score, those of one score in the order given (a stable sort):
-/// a counting sort where the scores span a short range, as they do (gaps to a few targets).
-fn by_score(scored: Vec<(u32, Cand)>) -> Vec<Cand> {
+/// The candidates in order of score, those of one score in the order given (a stable sort),
+/// written to `out` (empty): a counting sort where the scores span a short range, as they do
+/// (gaps to a few targets).
+fn by_score(mut scored: Vec<(u32, Cand)>, out: &mut Vec<Cand>) {
     let Some(lo) = scored.iter().map(|&(s, _)| s).min() else {
-        return Vec::new();
+        return;
     };
     let hi = scored.iter().map(|&(s, _)| s).max().unwrap_or(lo);
     let span = (hi - lo) as usize + 1;
     if span > 4 * scored.len() + 64 {
-        let mut scored = scored;
         scored.sort_by_key(|&(s, _)| s);
-        return scored.into_iter().map(|(_, c)| c).collect();
+        out.extend(scored.iter().map(|&(_, c)| c));
+        return;
     }
-    // Where each score's run starts in the output.
-    let mut start = vec![0usize; span + 1];
+    // Where each score's run starts in the output (on the stack for a short span).
+    let mut inline = [0usize; 128];
+    let mut spill: Vec<usize>;
+    let start: &mut [usize] = if span < inline.len() {
+        &mut inline[..=span]
+    } else {
+        spill = vec![0usize; span + 1];
+        &mut spill
+    };
     for &(s, _) in &scored {
         start[(s - lo) as usize + 1] += 1;
     }
     for k in 1..=span {
         start[k] += start[k - 1];
     }
-    let mut out = vec![
+    out.resize(
+        scored.len(),
         Cand {
             shape: 0,
-            pos: Point::default()
-        };
-        scored.len()
-    ];
-    for (s, c) in scored {
+            pos: Point::default(),
+        },
+    );
+    for &(s, c) in &scored {
         let at = &mut start[(s - lo) as usize];
         out[*at] = c;
         *at += 1;
     }
-    out
 }
 
 #[cfg(test)]
@@ -532,7 +596,15 @@ mod tests {
                 .collect();
             let mut want = scored.clone();
             want.sort_by_key(|&(s, _)| s);
-            let got = by_score(scored);
+            let mut got = vec![
+                Cand {
+                    shape: 99,
+                    pos: Point::default()
+                };
+                3
+            ];
+            got.clear();
+            by_score(scored, &mut got);
             assert_eq!(got.len(), want.len());
             for (g, (_, w)) in got.iter().zip(&want) {
                 assert_eq!((g.shape, g.pos), (w.shape, w.pos), "case {case}");

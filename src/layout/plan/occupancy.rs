@@ -419,6 +419,18 @@ impl Planner {
         room: usize,
         shape_of: impl Fn(usize) -> Option<u32>,
     ) -> Vec<(u32, f64)> {
+        let mut shapes = Vec::with_capacity(self.room_shapes[room].len());
+        self.each_allowed(room, shape_of, |x| shapes.push(x));
+        shapes
+    }
+
+    /// Calls `f` with each shape (and weight) of [`Planner::repeat_allowed`], in order.
+    pub(crate) fn each_allowed(
+        &self,
+        room: usize,
+        shape_of: impl Fn(usize) -> Option<u32>,
+        mut f: impl FnMut((u32, f64)),
+    ) {
         let template_of = |r: usize| shape_of(r).map(|s| self.set.shapes[s as usize].template);
         let used_here = |t: usize, neighbours_only: bool| {
             if neighbours_only {
@@ -431,23 +443,22 @@ impl Planner {
             }
         };
         let corridor_room = self.problem.rooms[room].corridor;
-        let shapes: Vec<(u32, f64)> = self.room_shapes[room]
-            .iter()
-            .copied()
-            .filter(|&(s, _)| {
-                let t = self.set.shapes[s as usize].template;
-                corridor_room
-                    || match self.repeat[t] {
-                        RepeatMode::AllowRepeat => true,
-                        RepeatMode::NoImmediate => !used_here(t, true),
-                        RepeatMode::NoRepeat => !used_here(t, false),
-                    }
-            })
-            .collect();
-        if shapes.is_empty() {
-            self.room_shapes[room].clone()
-        } else {
-            shapes
+        let mut any = false;
+        for &(s, w) in self.room_shapes[room].iter() {
+            let t = self.set.shapes[s as usize].template;
+            let allowed = corridor_room
+                || match self.repeat[t] {
+                    RepeatMode::AllowRepeat => true,
+                    RepeatMode::NoImmediate => !used_here(t, true),
+                    RepeatMode::NoRepeat => !used_here(t, false),
+                };
+            if allowed {
+                any = true;
+                f((s, w));
+            }
+        }
+        if !any {
+            self.room_shapes[room].iter().for_each(|&x| f(x));
         }
     }
 }

@@ -476,19 +476,21 @@ impl Planner {
         })
     }
 
-    /// The steps a step's candidates depend on: its placed neighbours and its targets.
-    pub(super) fn base_conflicts(&self, i: usize) -> Vec<usize> {
+    /// The earlier steps step `i`'s candidates depend on: those of its placed neighbours and
+    /// of its targets (perhaps some twice). A frame's conflict set is these and the steps in
+    /// its `conflict` list.
+    fn base_conflicts(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         let step = &self.steps[i];
-        let mut c: Vec<usize> = step
-            .earlier
+        step.earlier
             .iter()
             .map(|&(nb, _)| self.step_of[nb])
             .chain(step.targets.iter().map(|&(t, _, _)| self.step_of[t]))
-            .filter(|&j| j < i)
-            .collect();
-        c.sort_unstable();
-        c.dedup();
-        c
+            .filter(move |&j| j < i)
+    }
+
+    /// Whether step `j` is in the conflict set of step `i`, whose frame lists `extra`.
+    fn in_conflict(&self, i: usize, extra: &[usize], j: usize) -> bool {
+        extra.contains(&j) || self.base_conflicts(i).any(|b| b == j)
     }
 
     /// One attempt: depth first over the room order with conflict-directed backjumping (a room
@@ -553,7 +555,7 @@ impl Planner {
                 let f = &mut frames[i];
                 loop {
                     if f.next == f.cands.len() {
-                        let Some(s) = f.shapes_left.pop() else { break };
+                        let Some(s) = f.shapes_left.take() else { break };
                         f.cands = self.candidates(rng, &st, i, &[s]);
                         f.next = 0;
                         continue;
@@ -586,7 +588,7 @@ impl Planner {
                                 None if reason == 2 => i.saturating_sub(1),
                                 None => usize::MAX,
                             };
-                            if j < i && !f.conflict.contains(&j) {
+                            if j < i && !self.in_conflict(i, &f.conflict, j) {
                                 f.conflict.push(j);
                             }
                         }
@@ -610,7 +612,10 @@ impl Planner {
                 return Err(None);
             }
             // Jump back to the latest step in the conflict set.
-            let target = dead.conflict.iter().copied().max().unwrap_or(i - 1);
+            let target = (dead.conflict.iter().copied())
+                .chain(self.base_conflicts(i))
+                .max()
+                .unwrap_or(i - 1);
             while frames.len() > target + 1 {
                 let k = frames.len() - 1;
                 let f = frames.pop().expect("len checked");
@@ -621,8 +626,8 @@ impl Planner {
             let extra = std::mem::take(&mut f.extra);
             self.unplace(&mut st, prev, f.corridors, &extra);
             f.failures += 1;
-            for j in dead.conflict {
-                if j < target && !f.conflict.contains(&j) {
+            for j in dead.conflict.into_iter().chain(self.base_conflicts(i)) {
+                if j < target && !self.in_conflict(target, &f.conflict, j) {
                     f.conflict.push(j);
                 }
             }

@@ -13,8 +13,8 @@ impl Planner {
             for &(nb, e) in &step.earlier {
                 if let Edge::Via(k) = e {
                     let v = self.via[k].expect("via edges come from via rooms");
-                    for &(sp, _) in &self.room_shapes[nb] {
-                        for &(sn, _) in &self.room_shapes[step.room] {
+                    for &(sp, _) in self.room_shapes[nb].iter() {
+                        for &(sn, _) in self.room_shapes[step.room].iter() {
                             cneed.push((sp, sn, v.class, nb == v.a));
                         }
                     }

@@ -201,7 +201,7 @@ fn corners(points: impl Iterator<Item = Point>) -> Option<(Point, Point)> {
 pub(super) type Turned = [Option<(u32, Point)>; 8];
 
 /// One row of the table of configuration spaces: a cell per new shape, filled on first use.
-type SpaceRow = Box<[std::sync::OnceLock<Box<Space>>]>;
+type SpaceRow = Box<[std::sync::OnceLock<Space>]>;
 
 /// The most shapes (templates under their transformations) one set may hold: the table of
 /// configuration spaces has a row per shape, and a row a cell per shape (16 bytes each), so
@@ -345,7 +345,7 @@ impl ShapeSet {
             .spaces
             .get(placed as usize * 2 + usize::from(placed_is_from))?;
         if let Some(found) = row.get().and_then(|r| r.get(new as usize)?.get()) {
-            return Some(&**found);
+            return Some(found);
         }
         self.compute_space(placed, new, placed_is_from)
     }
@@ -363,7 +363,7 @@ impl ShapeSet {
                     .map(|_| std::sync::OnceLock::new())
                     .collect()
             });
-        Some(&**row.get(new as usize)?.get_or_init(|| {
+        Some(row.get(new as usize)?.get_or_init(|| {
             // Shapes whose doors all go both ways have one space for either direction of the
             // link: the other direction's, if it is known, is copied.
             if self.two_way[placed as usize] && self.two_way[new as usize] {
@@ -382,7 +382,7 @@ impl ShapeSet {
                 if let Some(mirror) = known(new, placed, placed_is_from)
                     .or_else(|| known(new, placed, !placed_is_from))
                 {
-                    return Box::new(Space {
+                    return Space {
                         offsets: mirror
                             .offsets
                             .iter()
@@ -390,10 +390,10 @@ impl ShapeSet {
                             .map(|o| Point::new(-o.x, -o.y))
                             .collect(),
                         runs: self.run_pairs(placed, new, placed_is_from),
-                    });
+                    };
                 }
             }
-            Box::new(self.space(placed, new, placed_is_from))
+            self.space(placed, new, placed_is_from)
         }))
     }
 
@@ -954,5 +954,45 @@ mod tests {
             checked += same_as_sorting(&set, set.shapes.len() as u32, &format!("round {round}"));
         }
         assert!(checked > 5000, "{checked} non-empty spaces compared");
+    }
+
+    /// Shapes with many runs of doors (a door on every other cell of every side, each a run of
+    /// its own): hundreds of pairs of facing runs, and the doors found at each offset are
+    /// still those sorting gives.
+    #[test]
+    fn many_runs_find_the_doors_sorting_gives() {
+        use crate::layout::geom::Transform;
+        use crate::layout::template::{DoorMode, DoorSpec, TemplateShape};
+        let side = 24;
+        let mut doors = Vec::new();
+        for t in (1..side - 1).step_by(2) {
+            for (from, to) in [
+                ([t, 0], [t + 1, 0]),
+                ([t, side], [t + 1, side]),
+                ([0, t], [0, t + 1]),
+                ([side, t], [side, t + 1]),
+            ] {
+                doors.push(DoorSpec {
+                    from,
+                    to,
+                    kind: DoorKind::Any,
+                    socket: None,
+                });
+            }
+        }
+        let template = RoomTemplate {
+            name: "many".into(),
+            shape: TemplateShape::Outline(vec![[0, 0], [side, 0], [side, side], [0, side]]),
+            doors: DoorMode::Manual(doors),
+            transforms: vec![Transform::Identity],
+            repeat: None,
+            kinds: Vec::new(),
+            tags: Vec::new(),
+            weight: 1.0,
+        };
+        let set = ShapeSet::new(&[template]).unwrap();
+        // 11 runs on each side: 121 pairs of facing runs each way.
+        assert_eq!(set.run_pairs(0, 0, true).len(), 4 * 121);
+        assert_eq!(same_as_sorting(&set, 1, "many runs"), 2);
     }
 }

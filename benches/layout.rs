@@ -190,7 +190,7 @@ fn edgar_prepare(bencher: divan::Bencher, name: &str) {
 
 /// What a game that makes one level waits: preparing a fresh planner and laying out once,
 /// a new seed each time (configuration spaces computed as the search meets them).
-#[divan::bench(args = EDGAR, sample_count = 20)]
+#[divan::bench(args = EDGAR, sample_count = 100)]
 fn edgar_one_shot(bencher: divan::Bencher, name: &str) {
     let problem = edgar(name).problem;
     let mut seed = 0;

@@ -227,11 +227,14 @@ struct Frame {
     conflict: Vec<usize>,
 }
 
+/// Shapes still to come a step keeps on the stack (more go to the heap).
+const INLINE_LEFT: usize = 7;
+
 /// The shapes of a step whose candidates are still to come, taken in order; on the stack for
 /// the few shapes a room usually has.
 struct ShapesLeft {
-    inline: [u32; 7],
-    /// How many of `inline` are left (taken from the front: `inline[7 - len..]`).
+    inline: [u32; INLINE_LEFT],
+    /// How many of `inline` are left (the last `len`, taken from the front).
     len: usize,
     /// Those left when there were more than `inline` holds, last first.
     spill: Vec<u32>,
@@ -241,13 +244,13 @@ impl ShapesLeft {
     /// `shapes`, to be taken in order.
     fn new(shapes: &[u32]) -> ShapesLeft {
         let mut left = ShapesLeft {
-            inline: [0; 7],
+            inline: [0; INLINE_LEFT],
             len: 0,
             spill: Vec::new(),
         };
-        if shapes.len() <= left.inline.len() {
+        if shapes.len() <= INLINE_LEFT {
             left.len = shapes.len();
-            left.inline[7 - shapes.len()..].copy_from_slice(shapes);
+            left.inline[INLINE_LEFT - shapes.len()..].copy_from_slice(shapes);
         } else {
             left.spill = shapes.iter().rev().copied().collect();
         }
@@ -257,8 +260,9 @@ impl ShapesLeft {
     /// The next shape, if any.
     fn take(&mut self) -> Option<u32> {
         if self.len > 0 {
+            let next = self.inline[INLINE_LEFT - self.len];
             self.len -= 1;
-            return Some(self.inline[7 - self.len - 1]);
+            return Some(next);
         }
         self.spill.pop()
     }

@@ -106,6 +106,25 @@ impl Pool {
     }
 }
 
+/// How the moves of a part fared in the search's last look at it: how many were tried (over
+/// all the layouts it tried there), how many of those overlapped what was placed, and how many
+/// fitted but were refused because they left a waiting part no free move (the last such part).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tries {
+    tried: u32,
+    overlapped: u32,
+    refused: u32,
+    blocked: Option<usize>,
+}
+
+/// A part's failures in one call: how many times it ran out of moves and layouts, and how its
+/// moves fared the last time.
+#[derive(Debug, Clone, Copy, Default)]
+struct Failed {
+    count: u32,
+    last: Tries,
+}
+
 /// The search's record of one part being placed.
 struct Frame {
     part: usize,
@@ -117,6 +136,8 @@ struct Frame {
     corridors: usize,
     /// Where the part's piece is while it is placed.
     area: Option<Rect>,
+    /// How its moves fared so far.
+    tries: Tries,
 }
 
 impl Planner {
@@ -134,7 +155,7 @@ impl Planner {
     ) -> Result<Layout, (LayoutError, Option<usize>)> {
         let mut rng = seed::stream(seed, "assembly");
         let mut pool = Pool::new(parts.len());
-        let mut fails = vec![0u32; parts.len()];
+        let mut fails = vec![Failed::default(); parts.len()];
         let mut why: Vec<Option<LayoutError>> = vec![None; parts.len()];
         let mut attempt = 0u32;
         // Attempts charged against the retry budget (see TRIES_PER_ATTEMPT).
@@ -171,7 +192,7 @@ impl Planner {
         let hopeless = (0..parts.len()).find(|&k| pool.made[k] == 0 && why[k].is_some());
         let k = hopeless.unwrap_or_else(|| {
             (0..parts.len())
-                .max_by_key(|&k| (fails[k], parts.len() - k))
+                .max_by_key(|&k| (fails[k].count, parts.len() - k))
                 .unwrap_or(0)
         });
         let part = &parts[k];
@@ -184,12 +205,13 @@ impl Planner {
             (None, Some((_, other, own))) => (
                 name(part.rooms[own]).to_string(),
                 format!(
-                    "no free position for the part of {} room{} around `{}` with `{}` touching `{}`",
+                    "no free position for the part of {} room{} around `{}` with `{}` touching `{}`{}",
                     part.rooms.len(),
                     if part.rooms.len() == 1 { "" } else { "s" },
                     name(part.rooms[own]),
                     name(part.rooms[own]),
-                    name(other)
+                    name(other),
+                    self.tries_told(parts, &fails[k].last)
                 ),
             ),
             (None, None) => (
@@ -202,7 +224,7 @@ impl Planner {
                 attempts: attempt,
                 room,
                 composite: format!(" in part {} of {}", k + 1, parts.len()),
-                failures: fails[k],
+                failures: fails[k].count,
                 constraint,
             },
             pool.without_layout(),
@@ -221,7 +243,7 @@ impl Planner {
         rng: &mut R,
         parts: &[Part],
         pool: &mut Pool,
-        fails: &mut [u32],
+        fails: &mut [Failed],
         why: &mut [Option<LayoutError>],
         deadline: Option<std::time::Instant>,
         tries: u64,
@@ -407,6 +429,7 @@ impl Planner {
                 next: 0,
                 corridors: st.corridors.len(),
                 area: None,
+                tries: Tries::default(),
             });
             // Try moves of the top frame; on running out, new layouts; then undo.
             loop {
@@ -419,8 +442,10 @@ impl Planner {
                 while f.next < f.moves.len() {
                     let (v, t) = f.moves[f.next];
                     f.next += 1;
+                    f.tries.tried += 1;
                     let piece = &pieces[k].as_ref().expect("moves come with a piece")[v];
                     if !self.fits(&st, part, piece, t) {
+                        f.tries.overlapped += 1;
                         continue;
                     }
                     self.put(&mut st, part, piece, t);
@@ -451,6 +476,7 @@ impl Planner {
                         }
                         count[j] = pieces[j].is_some().then_some(c);
                         if c == 0 {
+                            f.tries.blocked = Some(j);
                             ok = false;
                             break;
                         }
@@ -458,6 +484,7 @@ impl Planner {
                     if ok {
                         continue 'choose;
                     }
+                    f.tries.refused += 1;
                     on[k] = false;
                     f.area = None;
                     self.take(&mut st, part, f.corridors);
@@ -486,7 +513,8 @@ impl Planner {
                 // Out of layouts: jump back to the latest part placed near this one's joint
                 // (or the part its joint leads to), undoing the parts placed since; that part
                 // tries its next move.
-                fails[k] += 1;
+                fails[k].count += 1;
+                fails[k].last = f.tries;
                 failed_here[k] += 1;
                 if let Some(rec) = record.as_deref_mut() {
                     let placed = on.iter().filter(|&&b| b).count();
@@ -554,6 +582,31 @@ impl Planner {
                 }
             }
         }
+    }
+
+    /// How a part's moves fared the last time it found none, for an error: `""` if it had
+    /// none to try.
+    fn tries_told(&self, parts: &[Part], t: &Tries) -> String {
+        if t.tried == 0 {
+            return String::new();
+        }
+        let mut text = format!(
+            " (when it last failed, {} of its {} moves, every turn of each layout tried, \
+             overlapped placed rooms or corridors",
+            t.overlapped, t.tried
+        );
+        if let Some(j) = t.blocked {
+            let room = parts[j]
+                .joint
+                .map_or(parts[j].rooms[0], |(_, _, own)| parts[j].rooms[own]);
+            text.push_str(&format!(
+                ", and {} would have left a waiting part no free position, the last one the \
+                 part around `{}`",
+                t.refused, self.problem.rooms[room].name
+            ));
+        }
+        text.push(')');
+        text
     }
 
     /// Marks the counts of waiting parts near `area` as out of date.
@@ -826,7 +879,7 @@ mod tests {
             let parts = planner.parts.as_ref().expect("a big level");
             let run = |tries: u64| {
                 let mut pool = Pool::new(parts.len());
-                let mut fails = vec![0; parts.len()];
+                let mut fails = vec![super::Failed::default(); parts.len()];
                 let mut why = vec![None; parts.len()];
                 let mut rng = crate::seed::stream(seed, "test");
                 let before = search::tries_so_far();
@@ -913,7 +966,7 @@ mod tests {
         let mut pool = Pool::new(parts.len());
         pool.pieces[0].push(planner.turned(walled.clone()));
         pool.made[0] = 1;
-        let mut fails = vec![0; parts.len()];
+        let mut fails = vec![super::Failed::default(); parts.len()];
         let mut why = vec![None; parts.len()];
         let mut rng = crate::seed::stream(3, "test");
         let st = planner
@@ -937,6 +990,42 @@ mod tests {
             "the walled-in layout is gone"
         );
         assert!(pool.made[0] >= 2 && pool.made[0] <= 1 + LAYOUTS_PER_PART);
+        // The part joined to the walled room failed, and how its moves fared is told: every
+        // position touching the hub overlaps one of its four rooms, so every move it tried
+        // overlapped, and none was refused for a waiting part's sake.
+        let j = (0..parts.len())
+            .find(|&j| parts[j].joint.is_some_and(|jt| jt.1 == 0))
+            .expect("a part joined to the hub");
+        let last = fails[j].last;
+        assert!(fails[j].count >= 1, "the joined part failed");
+        assert!(last.tried > 0, "{last:?}");
+        assert_eq!(last.overlapped, last.tried, "{last:?}");
+        assert_eq!((last.refused, last.blocked), (0, None), "{last:?}");
+        let told = planner.tries_told(parts, &last);
+        assert!(
+            told.contains(&format!("{} of its {} moves", last.tried, last.tried)),
+            "{told}"
+        );
+        assert!(!told.contains("waiting part"), "{told}");
+        // Moves that fitted but were refused name the waiting part they would have shut in.
+        let refused = super::Tries {
+            tried: 5,
+            overlapped: 3,
+            refused: 2,
+            blocked: Some(j),
+        };
+        let own = parts[j].joint.expect("joined").2;
+        let name = &planner.problem.rooms[parts[j].rooms[own]].name;
+        assert!(
+            planner.tries_told(parts, &refused).contains(&format!(
+                "3 of its 5 moves, every turn of each layout tried, overlapped placed rooms or \
+                 corridors, and 2 would have left a waiting part no free position, the last one \
+                 the part around `{name}`)"
+            )),
+            "{}",
+            planner.tries_told(parts, &refused)
+        );
+        assert_eq!(planner.tries_told(parts, &super::Tries::default()), "");
     }
 
     /// A path of `rooms` 6 x 6 rooms `r0`, `r1`, ... joined by contact, with a 3 x 3 cell

@@ -214,10 +214,30 @@ impl Planner {
                     self.tries_told(parts, &fails[k].last)
                 ),
             ),
-            (None, None) => (
-                name(part.rooms[0]).to_string(),
-                "no layout of the first part left room for the parts joined to it".to_string(),
-            ),
+            (None, None) => {
+                let mut text =
+                    "no layout of the first part left room for the parts joined to it".to_string();
+                // The part that failed most after it, and how its moves fared.
+                let below = (0..parts.len())
+                    .filter(|&j| parts[j].joint.is_some() && fails[j].count > 0)
+                    .max_by_key(|&j| (fails[j].count, parts.len() - j));
+                if let Some(j) = below
+                    && let Some((_, other, own)) = parts[j].joint
+                {
+                    text.push_str(&format!(
+                        "; the part that failed most often after it, {} time{}, was the part \
+                         of {} room{} around `{}` touching `{}`{}",
+                        fails[j].count,
+                        if fails[j].count == 1 { "" } else { "s" },
+                        parts[j].rooms.len(),
+                        if parts[j].rooms.len() == 1 { "" } else { "s" },
+                        name(parts[j].rooms[own]),
+                        name(other),
+                        self.tries_told(parts, &fails[j].last)
+                    ));
+                }
+                (name(part.rooms[0]).to_string(), text)
+            }
         };
         Err((
             LayoutError::NoLayout {
@@ -1176,6 +1196,24 @@ mod tests {
                     "{constraint}"
                 );
                 assert!(constraint.contains("`hub`"), "{constraint}");
+                // The hub has one door a side and a leaf on each: the part joined to it
+                // failed, and every move it tried overlapped a leaf.
+                let told = constraint
+                    .split_once(&format!(
+                        "was the part of 5 rooms around `r{}` touching `hub` (when it last \
+                         failed, ",
+                        path - 1
+                    ))
+                    .expect(&constraint)
+                    .1;
+                let numbers: Vec<u32> = told
+                    .split(' ')
+                    .take(4)
+                    .filter_map(|w| w.parse().ok())
+                    .collect();
+                assert_eq!(numbers.len(), 2, "{told}");
+                assert!(numbers[0] > 0 && numbers[0] == numbers[1], "{told}");
+                assert!(!told.contains("waiting part"), "{told}");
             }
             other => panic!("expected no layout, got {other:?}"),
         }

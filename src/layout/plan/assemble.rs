@@ -13,7 +13,11 @@
 //! [`HANGING_ROOMS`](super::parts::HANGING_ROOMS) rooms kept in the part they hang off), then
 //! lays the level out room by room, unless a part found no layout of its own in
 //! [`LAYOUTS_PER_PART`] searches: a layout of the level would contain one of the part, so the
-//! level fails there, naming the part.
+//! level fails there, naming the part. Otherwise the error names the part that failed most
+//! often and how its moves fared when it last ran out of them ([`Tries`]): how many overlapped
+//! what was placed, and how many fitted but would have left a waiting part no free move
+//! (naming the last such part), which tells a walled-in joint from two parts wanting the same
+//! space.
 //!
 //! Why: the room-by-room search backtracks chronologically, and on a level of hundreds of
 //! rooms a room placed early is often walled in by rooms placed much later, before its own

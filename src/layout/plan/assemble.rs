@@ -209,10 +209,8 @@ impl Planner {
             (None, Some((_, other, own))) => (
                 name(part.rooms[own]).to_string(),
                 format!(
-                    "no free position for the part of {} room{} around `{}` with `{}` touching `{}`{}",
-                    part.rooms.len(),
-                    if part.rooms.len() == 1 { "" } else { "s" },
-                    name(part.rooms[own]),
+                    "no free position for {} with `{}` touching `{}`{}",
+                    self.part_named(part),
                     name(part.rooms[own]),
                     name(other),
                     self.tries_told(parts, &fails[k].last)
@@ -226,16 +224,14 @@ impl Planner {
                     .filter(|&j| parts[j].joint.is_some() && fails[j].count > 0)
                     .max_by_key(|&j| (fails[j].count, parts.len() - j));
                 if let Some(j) = below
-                    && let Some((_, other, own)) = parts[j].joint
+                    && let Some((_, other, _)) = parts[j].joint
                 {
                     text.push_str(&format!(
-                        "; the part that failed most often after it, {} time{}, was the part \
-                         of {} room{} around `{}` touching `{}`{}",
+                        "; the part that failed most often after it, {} time{}, was {} \
+                         touching `{}`{}",
                         fails[j].count,
                         if fails[j].count == 1 { "" } else { "s" },
-                        parts[j].rooms.len(),
-                        if parts[j].rooms.len() == 1 { "" } else { "s" },
-                        name(parts[j].rooms[own]),
+                        self.part_named(&parts[j]),
                         name(other),
                         self.tries_told(parts, &fails[j].last)
                     ));
@@ -546,9 +542,7 @@ impl Planner {
                         rec.depth = placed;
                         rec.placed.clone_from(&st.placed);
                         rec.corridors.clone_from(&st.corridors);
-                        rec.next = part
-                            .joint
-                            .map_or(part.rooms[0], |(_, _, own)| part.rooms[own]);
+                        rec.next = part.joint_room();
                     }
                 }
                 layouts[k] = 0;
@@ -608,6 +602,16 @@ impl Planner {
         }
     }
 
+    /// "the part of `n` rooms around `room`", `room` its joint room, for errors.
+    fn part_named(&self, part: &Part) -> String {
+        let n = part.rooms.len();
+        format!(
+            "the part of {n} room{} around `{}`",
+            if n == 1 { "" } else { "s" },
+            self.problem.rooms[part.joint_room()].name
+        )
+    }
+
     /// How a part's moves fared the last time it found none, for an error: `""` if it had
     /// none to try.
     fn tries_told(&self, parts: &[Part], t: &Tries) -> String {
@@ -620,13 +624,11 @@ impl Planner {
             t.overlapped, t.tried
         );
         if let Some(j) = t.blocked {
-            let room = parts[j]
-                .joint
-                .map_or(parts[j].rooms[0], |(_, _, own)| parts[j].rooms[own]);
             text.push_str(&format!(
                 ", and {} would have left a waiting part no free position, the last one the \
                  part around `{}`",
-                t.refused, self.problem.rooms[room].name
+                t.refused,
+                self.problem.rooms[parts[j].joint_room()].name
             ));
         }
         text.push(')');

@@ -36,6 +36,13 @@ pub(super) struct Part {
 }
 
 impl Part {
+    /// The level's index of the part's joint room (its end of the cut link to the part placed
+    /// before it); the first part's first room.
+    pub(super) fn joint_room(&self) -> usize {
+        self.joint
+            .map_or(self.rooms[0], |(_, _, own)| self.rooms[own])
+    }
+
     /// A planner for the part without its stand-ins, `None` if it has none (or cannot be
     /// prepared): its rooms and links are the first ones of the part's problem, so its
     /// layouts make pieces as the part's own do.

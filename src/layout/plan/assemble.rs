@@ -113,7 +113,7 @@ impl Pool {
 /// How the moves of a part fared in the search's last look at it: how many were tried (over
 /// all the layouts it tried there), how many of those overlapped what was placed, and how many
 /// fitted but were refused because they left a waiting part no free move (the last such part).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Tries {
     tried: u32,
     overlapped: u32,

@@ -136,6 +136,22 @@ fn scale_success_rates() {
             report("chain of loops", rooms / 10, &runs)
         );
     }
+    // The same chains with every link allowed a corridor, bridges too: parts out of contact
+    // positions stand off for a corridor at their joints.
+    for loops in [30, 70] {
+        let mut rooms = 0;
+        let mut runs = Vec::new();
+        for s in 0..10 {
+            let problem = all_corridors(chain_problem(loops, s));
+            rooms += problem.rooms.len();
+            runs.push(timed_layout(problem, s));
+        }
+        println!(
+            "chain of {loops} loops, every link contact or corridor ({} rooms on average): {}",
+            rooms / 10,
+            report("chain, corridors", rooms / 10, &runs)
+        );
+    }
     println!("growth with size (median seconds per layout of the graphs that laid out):");
     println!("{:<16} {:>6} {:>10}", "family", "rooms", "median s");
     for (family, rooms, m) in growth {
@@ -244,6 +260,14 @@ pub fn open_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
 pub fn chain_problem(loops: usize, seed: u64) -> LayoutProblem {
     let g = loop_chain_graph(loops, &mut levelplan::seed::stream(seed, "chain graph"));
     graph_problem(&g)
+}
+
+/// `problem` with every link allowed a corridor of 4 to 30 cells where it does not touch.
+fn all_corridors(mut problem: LayoutProblem) -> LayoutProblem {
+    for link in &mut problem.links {
+        link.realise = Realise::ContactOrPath { min: 4, max: 30 };
+    }
+    problem
 }
 
 /// A graph read off a placement of Edgar's five basic shapes

@@ -12,7 +12,8 @@
 //! layout is tried under every transformation that its rooms' templates allow (found by
 //! geometry in [`ShapeSet::turn_table`]), eight times the directions a part can grow in. An
 //! attempt at fitting them ends once its parts' searches have made [`TRIES_PER_ROOM`] times
-//! the budget's steps per room placement tries per room of the level. If they do not fit,
+//! the budget's steps per room placement tries per room of the level (each corridor routed
+//! at a joint counting as [`ROUTE_TRIES`]). If they do not fit,
 //! `Planner::layout` fits the parts of a second cut (pieces of up to
 //! [`HANGING_ROOMS`](super::parts::HANGING_ROOMS) rooms kept in the part they hang off), then
 //! lays the level out room by room, unless a part found no layout of its own in
@@ -88,6 +89,12 @@ fn attempts_charged(used: u64, per_room: u64) -> u32 {
 /// on chains of 70 loops with every link allowed a corridor (6 graphs), all of them tried lay
 /// out 6 of 6 with a median of 7.2 s, the best 256 6 of 6 in 0.94 s, 64 5 of 6, 16 4 of 6.
 const APART_MOVES: usize = 256;
+
+/// Placement tries a corridor routed at a part's joint counts as, against the attempt's
+/// allowance ([`TRIES_PER_ROOM`]): a route searches a window of cells where a try tests one
+/// position (on chains of 70 loops with corridors everywhere, routes take about a third of
+/// the time, and most fail), so that the allowance bounds the fitting's own work too.
+const ROUTE_TRIES: u64 = 16;
 
 /// Free moves counted per waiting part (enough to tell the tight ones).
 const COUNT_CAP: usize = 8;
@@ -492,6 +499,7 @@ impl Planner {
                     if apart {
                         // The joint by a corridor, routed round what is placed.
                         let (l, other, own) = part.joint.expect("a standoff has a joint");
+                        search::count_tries(ROUTE_TRIES);
                         match self.route(&st, l, part.rooms[own], other) {
                             Some(cor) => st.push_corridor(cor),
                             None => {

@@ -16,8 +16,9 @@ pub(super) fn tries_so_far() -> u64 {
     TRIES.with(std::cell::Cell::get)
 }
 
-/// Adds an attempt's tries to this thread's count (once per attempt, off the search loop).
-fn count_tries(n: u64) {
+/// Adds an attempt's tries to this thread's count (once per attempt, off the search loop;
+/// the assembly also charges the corridors it routes at parts' joints).
+pub(super) fn count_tries(n: u64) {
     TRIES.with(|t| t.set(t.get() + n));
 }
 

@@ -883,20 +883,21 @@ impl Planner {
         }
         let (cx, cy) = (cx / count, cy / count);
         let mut scored: Vec<(f64, usize, Point)> = Vec::new();
+        let mut score = |v: usize, piece: &Piece, t: Point, rng: &mut R| {
+            let dx = piece.centre.0 + f64::from(t.x) - cx;
+            let dy = piece.centre.1 + f64::from(t.y) - cy;
+            let noise = 0.75 + 0.5 * seed::unit(rng);
+            scored.push((-(dx * dx + dy * dy) * noise, v, t));
+        };
         for (v, piece) in turns.iter().enumerate() {
-            let at: Vec<Point> = if apart {
-                self.standoffs(st, part, piece)
-            } else {
-                let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
-                    continue;
-                };
-                offsets.iter().map(|&o| base + o).collect()
-            };
-            for t in at {
-                let dx = piece.centre.0 + f64::from(t.x) - cx;
-                let dy = piece.centre.1 + f64::from(t.y) - cy;
-                let noise = 0.75 + 0.5 * seed::unit(rng);
-                scored.push((-(dx * dx + dy * dy) * noise, v, t));
+            if apart {
+                for t in self.standoffs(st, part, piece) {
+                    score(v, piece, t, rng);
+                }
+            } else if let Some((base, offsets)) = self.joint_offsets(st, part, piece) {
+                for &o in offsets {
+                    score(v, piece, base + o, rng);
+                }
             }
         }
         scored.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));

@@ -7,13 +7,13 @@
 //! allows a corridor and no contact move is left, the part stands off from that room (up to
 //! [`APART_MOVES`] positions a few corridor lengths out through its doors) and a corridor is
 //! routed between the two round what is placed; a waiting part with such a joint counts as
-//! having a move while the room it joins has a door with a free cell in front of it. A part may also be
-//! turned: a rotation or mirror of a whole layout keeps every contact and corridor, so each
-//! layout is tried under every transformation that its rooms' templates allow (found by
-//! geometry in [`ShapeSet::turn_table`]), eight times the directions a part can grow in. An
-//! attempt at fitting them ends once its parts' searches have made [`TRIES_PER_ROOM`] times
-//! the budget's steps per room placement tries per room of the level (each corridor routed
-//! at a joint counting as [`ROUTE_TRIES`]). If they do not fit,
+//! having a move while the room it joins has a door with a free cell in front of it. A part
+//! may also be turned: a rotation or mirror of a whole layout keeps every contact and
+//! corridor, so each layout is tried under every transformation that its rooms' templates
+//! allow (found by geometry in [`ShapeSet::turn_table`]), eight times the directions a part
+//! can grow in. An attempt at fitting them ends once its parts' searches have made
+//! [`TRIES_PER_ROOM`] times the budget's steps per room placement tries per room of the level
+//! (each corridor routed at a joint counting as [`ROUTE_TRIES`]). If they do not fit,
 //! `Planner::layout` fits the parts of a second cut (pieces of up to
 //! [`HANGING_ROOMS`](super::parts::HANGING_ROOMS) rooms kept in the part they hang off), then
 //! lays the level out room by room, unless a part found no layout of its own in

@@ -129,7 +129,7 @@ pub enum Realise {
     },
     /// Contact where the search finds it, else a corridor. The freedom this gives is worth
     /// most on big levels: a part fitted at such a bridge may stand off and take a corridor
-    /// where contact is crowded out (with every link allowed a corridor, 8 of 10 chains of
+    /// where contact is crowded out (with every link allowed a corridor, 10 of 10 chains of
     /// 70 loops lay out, 3 of 10 with contact at the bridges).
     ContactOrPath {
         /// Shortest corridor, in cells.

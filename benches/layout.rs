@@ -122,34 +122,29 @@ fn scale_success_rates() {
             report("placed rooms", rooms, &runs)
         );
     }
-    for loops in [10, 30, 50, 100] {
+    // Chains of loops, then some with every link allowed a corridor, bridges too: parts out of
+    // contact positions stand off for a corridor at their joints.
+    let chains = [10, 30, 50, 100].map(|l| (l, false));
+    for (loops, corridors) in chains.into_iter().chain([(30, true), (70, true)]) {
         let mut rooms = 0;
         let mut runs = Vec::new();
         for s in 0..10 {
-            let problem = chain_problem(loops, s);
+            let mut problem = chain_problem(loops, s);
+            if corridors {
+                problem = all_corridors(problem);
+            }
             rooms += problem.rooms.len();
             runs.push(timed_layout(problem, s));
         }
+        let (what, family) = if corridors {
+            (", every link contact or corridor", "chain, corridors")
+        } else {
+            ("", "chain of loops")
+        };
         println!(
-            "chain of {loops} loops ({} rooms on average): {}",
+            "chain of {loops} loops{what} ({} rooms on average): {}",
             rooms / 10,
-            report("chain of loops", rooms / 10, &runs)
-        );
-    }
-    // The same chains with every link allowed a corridor, bridges too: parts out of contact
-    // positions stand off for a corridor at their joints.
-    for loops in [30, 70] {
-        let mut rooms = 0;
-        let mut runs = Vec::new();
-        for s in 0..10 {
-            let problem = all_corridors(chain_problem(loops, s));
-            rooms += problem.rooms.len();
-            runs.push(timed_layout(problem, s));
-        }
-        println!(
-            "chain of {loops} loops, every link contact or corridor ({} rooms on average): {}",
-            rooms / 10,
-            report("chain, corridors", rooms / 10, &runs)
+            report(family, rooms / 10, &runs)
         );
     }
     println!("growth with size (median seconds per layout of the graphs that laid out):");

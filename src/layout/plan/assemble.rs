@@ -42,7 +42,7 @@ use super::super::geom::{Point, Rect};
 use super::super::{Layout, LayoutError, Segment};
 use super::parts::Part;
 use super::turns::{Piece, Turns};
-use super::{Deepest, Planner, State, search};
+use super::{Deepest, Edge, Planner, State, search};
 use crate::seed;
 
 /// Annealing runs a part gets when its search first fails in a call (see `anneal`).
@@ -806,51 +806,38 @@ impl Planner {
         // No contact left: a joint whose link allows a corridor still has a way while the
         // room it joins has a door with a free cell in front of it (whether a corridor can be
         // routed from there is found when the part is placed).
-        if c == 0 {
-            let (l, other, _) = part.joint.expect("joined");
-            if self.problem.links[l].realise.path_bounds().is_some() && self.free_door(st, other, l)
-            {
-                c = 1;
-            }
+        if c == 0 && self.corridor_way(st, part) {
+            c = 1;
         }
         c
+    }
+
+    /// Whether the part's joint may still be a corridor: its link allows one, and the room it
+    /// joins is placed with a door that has a free cell in front of it (a room walled in on
+    /// every door leaves no corridor a way out).
+    fn corridor_way(&self, st: &State, part: &Part) -> bool {
+        part.joint.is_some_and(|(l, other, _)| {
+            self.problem.links[l].realise.path_bounds().is_some()
+                && st.placed[other].is_some()
+                && self.free_door(st, other, l)
+        })
     }
 
     /// Where the piece may go with its joint room at a corridor's distance from the room it
     /// joins, if the joint's link allows a corridor: the contact positions moved out through
     /// the door by a few corridor lengths (as a room's corridor positions are found).
     fn standoffs(&self, st: &State, part: &Part, piece: &Piece) -> Vec<Point> {
-        let Some((l, other, own)) = part.joint else {
-            return Vec::new();
-        };
-        let link = self.problem.links[l];
-        let (Some((lo, hi)), Some((sa, pa))) = (link.realise.path_bounds(), st.placed[other])
-        else {
-            return Vec::new();
-        };
-        // A room walled in on every door leaves no corridor a way out.
-        if !self.free_door(st, other, l) {
-            return Vec::new();
-        }
-        let (sb, pb) = piece.placed[own];
-        let from = link.from == other;
-        let Some(space) = self.set.space_at(sa, sb, from) else {
-            return Vec::new();
-        };
-        let shape = &self.set.shapes[sa as usize];
         let mut out = Vec::new();
-        for &o in &space.offsets {
-            let Some(d) = self.set.doors_at(sa, sb, from, o) else {
-                continue;
-            };
-            let f = shape.doors[d.0 as usize].facing.step();
-            for g in [lo.max(3), (lo + hi) / 3, (lo + hi) / 2] {
-                let g = (g as i32).max(2);
-                out.push(pa - pb + o + Point::new(f.x * g, f.y * g));
+        if let Some((l, other, own)) = part.joint
+            && self.corridor_way(st, part)
+        {
+            // Positions of the joint room, as the room-by-room search finds them.
+            let (sb, pb) = piece.placed[own];
+            self.standoff(st, sb, (other, Edge::Link(l)), &mut out);
+            for q in &mut out {
+                *q = *q - pb;
             }
         }
-        out.sort_unstable();
-        out.dedup();
         out
     }
 
@@ -913,12 +900,11 @@ impl Planner {
         turns: &[Piece],
         apart: bool,
     ) -> Vec<Move> {
+        if apart && !self.corridor_way(st, part) {
+            return Vec::new();
+        }
         if part.joint.is_none() {
-            return if apart {
-                Vec::new()
-            } else {
-                vec![(0, Point::default(), false)]
-            };
+            return vec![(0, Point::default(), false)];
         }
         let (mut cx, mut cy, mut count) = (0.0, 0.0, 0.0);
         for &(s, p) in st.placed.iter().flatten() {

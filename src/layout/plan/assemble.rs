@@ -92,15 +92,24 @@ fn attempts_charged(used: u64, per_room: u64) -> u32 {
 const APART_MOVES: usize = 256;
 
 /// Rooms of a part and of all the parts hanging off it from which the part, where its joint
-/// allows a corridor, tries its best [`HEAVY_LEAD`] standoffs before its contact moves (the
-/// rest after them): crowded round the middle of the level, contact walls in the rooms that
-/// much still hangs off. Every link allowed a corridor, against standoffs only after contact:
-/// chains of 100 loops 0 -> 3 of 6 (30 s each), 70 loops 8 -> 10 of 10 (median 0.79 -> 0.58
-/// s), 30 loops median 0.107 -> 0.044 s, 400 rooms without holes 9 of 10 either way (median
-/// 0.19 -> 0.17 s). All standoffs first laid out 5 of 6 chains of 100 loops but made the
-/// 400-room graphs ten times slower; heavy from 105 rooms, 3 of 6 at 100 loops.
+/// allows a corridor, tries some of its best standoffs before its contact moves (the rest
+/// after them; how many: [`HEAVY_LEAD`]): crowded round the middle of the level, contact walls
+/// in the rooms that much still hangs off. Every link allowed a corridor, against standoffs
+/// only after contact: chains of 100 loops 0 -> 3 of 6 (30 s each), 70 loops 8 -> 10 of 10
+/// (median 0.79 -> 0.58 s), 30 loops median 0.107 -> 0.044 s, 400 rooms without holes 9 of 10
+/// either way (median 0.19 -> 0.17 s). All standoffs first laid out 5 of 6 chains of 100
+/// loops but made the 400-room graphs ten times slower; heavy from 105 rooms, 3 of 6 at 100
+/// loops.
 const HEAVY_PART: usize = 40;
-/// Standoffs a heavy part ([`HEAVY_PART`]) tries before its contact moves.
+/// Standoffs a part of [`HEAVY_PART`] rooms tries before its contact moves; a heavier part
+/// tries as many more as it is heavier (twice as many at twice the rooms), up to
+/// [`APART_MOVES`]: the more hangs off a part, the further out it should start. Against 24
+/// for every heavy part (every link allowed a corridor, 30 s each): chains of 100 loops 9 ->
+/// 12 of 16 (the first six 3 -> 4, the next ten 6 -> 8), 70 loops 10 of 10 (median 0.58 ->
+/// 0.42 s), 30 loops 10 of 10 (0.050 -> 0.044 s), 400 rooms without holes 9 of 10 (0.171 ->
+/// 0.157 s). 128 for every heavy part: chains of 100 loops 6 of 6, but 400 rooms without
+/// holes 8 of 10 (a graph laid out in 0.2 s fails after 30 s), and so does the square of the
+/// weight's ratio (5 of 6 at 100 loops).
 const HEAVY_LEAD: usize = 24;
 
 /// Placement tries a corridor routed at a part's joint counts as, against the attempt's
@@ -488,7 +497,7 @@ impl Planner {
             }
             let heavy = weight[k] >= HEAVY_PART;
             let moves = match &pieces[k] {
-                Some(turns) => self.first_moves(rng, &st, &parts[k], turns, heavy),
+                Some(turns) => self.first_moves(rng, &st, &parts[k], turns, weight[k]),
                 None => Vec::new(),
             };
             frames.push(Frame {
@@ -600,7 +609,7 @@ impl Planner {
                         && let Some(turns) = &pieces[k]
                     {
                         let heavy = weight[k] >= HEAVY_PART;
-                        f.moves = self.first_moves(rng, &st, part, turns, heavy);
+                        f.moves = self.first_moves(rng, &st, part, turns, weight[k]);
                         f.apart = heavy;
                     }
                     continue;
@@ -865,24 +874,26 @@ impl Planner {
         (own..sub.placed.len()).all(|q| part.planner.open_to_edge(sub, q, min, max))
     }
 
-    /// A frame's first moves: the contact moves, or for a `heavy` part ([`HEAVY_PART`]) its
-    /// best [`HEAVY_LEAD`] standoffs first, then the contact moves, then its other standoffs
-    /// (what hangs off a heavy part then grows from further out than the crowd round its
-    /// joint room).
+    /// A frame's first moves: the contact moves, or for a part with `weight` rooms hanging off
+    /// it (itself included) of [`HEAVY_PART`] or more its best standoffs first
+    /// ([`HEAVY_LEAD`] per [`HEAVY_PART`] rooms of weight), then the contact moves, then its
+    /// other standoffs (what hangs off a heavy part then grows from further out than the
+    /// crowd round its joint room).
     fn first_moves<R: Rng + ?Sized>(
         &self,
         rng: &mut R,
         st: &State,
         part: &Part,
         turns: &[Piece],
-        heavy: bool,
+        weight: usize,
     ) -> Vec<Move> {
         let mut contact = self.moves(rng, st, part, turns, false);
-        if !heavy {
+        if weight < HEAVY_PART {
             return contact;
         }
         let mut moves = self.moves(rng, st, part, turns, true);
-        let rest = moves.split_off(HEAVY_LEAD.min(moves.len()));
+        let lead = (HEAVY_LEAD * weight / HEAVY_PART).min(APART_MOVES);
+        let rest = moves.split_off(lead.min(moves.len()));
         moves.append(&mut contact);
         moves.extend(rest);
         moves

@@ -50,7 +50,9 @@ fn median(mut times: Vec<f64>) -> f64 {
 /// `graph::enclosures`), which the layout rarely manages when rings must touch, and how many of
 /// the others lay out; then level-like graphs drawn without holes
 /// (`local_loops_graph_without_holes`), as a designer avoiding them would draw a level, graphs
-/// read off a placement of rooms, and chains of loops. Each line gives the median time per
+/// read off a placement of rooms, and chains of loops (with contact bridges, then with every
+/// link allowed a corridor; 100 of those under a 30 s limit each, a failure then being
+/// `OutOfTime`). Each line gives the median time per
 /// call of the graphs that laid out and of all of them; a table of rooms against the median
 /// time of the successes closes the output (the growth with size).
 fn scale_success_rates() {
@@ -124,14 +126,22 @@ fn scale_success_rates() {
     }
     // Chains of loops, then some with every link allowed a corridor, bridges too: parts out of
     // contact positions stand off for a corridor at their joints.
+    // Chains of 100 loops with corridors take up to half a minute each: a 30 s limit per
+    // graph (`Budget::time_limit_ms`; a layout found within it is the one found without it).
     let chains = [10, 30, 50, 100].map(|l| (l, false));
-    for (loops, corridors) in chains.into_iter().chain([(30, true), (70, true)]) {
+    for (loops, corridors) in chains
+        .into_iter()
+        .chain([(30, true), (70, true), (100, true)])
+    {
         let mut rooms = 0;
         let mut runs = Vec::new();
         for s in 0..10 {
             let mut problem = chain_problem(loops, s);
             if corridors {
                 problem = all_corridors(problem);
+            }
+            if loops >= 100 && corridors {
+                problem.budget.time_limit_ms = Some(30_000);
             }
             rooms += problem.rooms.len();
             runs.push(timed_layout(problem, s));

@@ -124,10 +124,10 @@ fn scale_success_rates() {
             report("placed rooms", rooms, &runs)
         );
     }
-    // Chains of loops, then some with every link allowed a corridor, bridges too: parts out of
-    // contact positions stand off for a corridor at their joints.
-    // Chains of 100 loops with corridors take up to half a minute each: a 30 s limit per
-    // graph (`Budget::time_limit_ms`; a layout found within it is the one found without it).
+    // Chains of loops, then some with every link allowed a corridor, bridges too (parts out of
+    // contact positions stand off for a corridor at their joints); those of 100 loops take up
+    // to half a minute each, so they get a 30 s limit per graph (`Budget::time_limit_ms`: a
+    // layout found within it is the one found without it).
     let chains = [10, 30, 50, 100].map(|l| (l, false));
     for (loops, corridors) in chains
         .into_iter()

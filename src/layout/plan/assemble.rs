@@ -112,6 +112,17 @@ const HEAVY_PART: usize = 40;
 /// weight's ratio (5 of 6 at 100 loops).
 const HEAVY_LEAD: usize = 24;
 
+/// Standoffs a part with `weight` rooms hanging off it (itself included) tries before its
+/// contact moves: none below [`HEAVY_PART`], else [`HEAVY_LEAD`] per [`HEAVY_PART`] rooms of
+/// weight, up to [`APART_MOVES`].
+fn standoffs_first(weight: usize) -> usize {
+    if weight < HEAVY_PART {
+        0
+    } else {
+        (HEAVY_LEAD * weight / HEAVY_PART).min(APART_MOVES)
+    }
+}
+
 /// Placement tries a corridor routed at a part's joint counts as, against the attempt's
 /// allowance ([`TRIES_PER_ROOM`]): a route searches a window of cells where a try tests one
 /// position (on chains of 70 loops with corridors everywhere, routes take about a third of
@@ -495,16 +506,16 @@ impl Planner {
                     relayout(k, &mut pieces, pool, rng, why);
                 }
             }
-            let heavy = weight[k] >= HEAVY_PART;
+            let lead = standoffs_first(weight[k]);
             let moves = match &pieces[k] {
-                Some(turns) => self.first_moves(rng, &st, &parts[k], turns, weight[k]),
+                Some(turns) => self.first_moves(rng, &st, &parts[k], turns, lead),
                 None => Vec::new(),
             };
             frames.push(Frame {
                 part: k,
                 moves,
                 next: 0,
-                apart: heavy,
+                apart: lead > 0,
                 corridors: st.corridors.len(),
                 area: None,
                 tries: Tries::default(),
@@ -608,9 +619,9 @@ impl Planner {
                     if relayout(k, &mut pieces, pool, rng, why)
                         && let Some(turns) = &pieces[k]
                     {
-                        let heavy = weight[k] >= HEAVY_PART;
-                        f.moves = self.first_moves(rng, &st, part, turns, weight[k]);
-                        f.apart = heavy;
+                        let lead = standoffs_first(weight[k]);
+                        f.moves = self.first_moves(rng, &st, part, turns, lead);
+                        f.apart = lead > 0;
                     }
                     continue;
                 }
@@ -833,13 +844,12 @@ impl Planner {
     }
 
     /// Where the piece may go with its joint room at a corridor's distance from the room it
-    /// joins, if the joint's link allows a corridor: the contact positions moved out through
-    /// the door by a few corridor lengths (as a room's corridor positions are found).
+    /// joins, for a joint that may be a corridor ([`Planner::corridor_way`], which the caller
+    /// checks once for every turn): the contact positions moved out through the door by a few
+    /// corridor lengths (as a room's corridor positions are found).
     fn standoffs(&self, st: &State, part: &Part, piece: &Piece) -> Vec<Point> {
         let mut out = Vec::new();
-        if let Some((l, other, own)) = part.joint
-            && self.corridor_way(st, part)
-        {
+        if let Some((l, other, own)) = part.joint {
             // Positions of the joint room, as the room-by-room search finds them.
             let (sb, pb) = piece.placed[own];
             self.standoff(st, sb, (other, Edge::Link(l)), &mut out);
@@ -874,9 +884,8 @@ impl Planner {
         (own..sub.placed.len()).all(|q| part.planner.open_to_edge(sub, q, min, max))
     }
 
-    /// A frame's first moves: the contact moves, or for a part with `weight` rooms hanging off
-    /// it (itself included) of [`HEAVY_PART`] or more its best standoffs first
-    /// ([`HEAVY_LEAD`] per [`HEAVY_PART`] rooms of weight), then the contact moves, then its
+    /// A frame's first moves: the contact moves, or, where `lead` (from [`standoffs_first`])
+    /// is not 0, the part's best `lead` standoffs first, then the contact moves, then its
     /// other standoffs (what hangs off a heavy part then grows from further out than the
     /// crowd round its joint room).
     fn first_moves<R: Rng + ?Sized>(
@@ -885,14 +894,13 @@ impl Planner {
         st: &State,
         part: &Part,
         turns: &[Piece],
-        weight: usize,
+        lead: usize,
     ) -> Vec<Move> {
         let mut contact = self.moves(rng, st, part, turns, false);
-        if weight < HEAVY_PART {
+        if lead == 0 {
             return contact;
         }
         let mut moves = self.moves(rng, st, part, turns, true);
-        let lead = (HEAVY_LEAD * weight / HEAVY_PART).min(APART_MOVES);
         let rest = moves.split_off(lead.min(moves.len()));
         moves.append(&mut contact);
         moves.extend(rest);

@@ -128,7 +128,7 @@ fn scale_success_rates() {
     // contact positions stand off for a corridor at their joints); those of 100 loops take up
     // to half a minute each, so they get a 30 s limit per graph (`Budget::time_limit_ms`: a
     // layout found within it is the one found without it).
-    let chains = [10, 30, 50, 100].map(|l| (l, false));
+    let chains = [10, 30, 50, 70, 100].map(|l| (l, false));
     for (loops, corridors) in chains
         .into_iter()
         .chain([(30, true), (70, true), (100, true)])

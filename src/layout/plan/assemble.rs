@@ -506,16 +506,15 @@ impl Planner {
                     relayout(k, &mut pieces, pool, rng, why);
                 }
             }
-            let lead = standoffs_first(weight[k]);
-            let moves = match &pieces[k] {
-                Some(turns) => self.first_moves(rng, &st, &parts[k], turns, lead),
-                None => Vec::new(),
+            let (moves, apart) = match &pieces[k] {
+                Some(turns) => self.first_moves(rng, &st, &parts[k], turns, weight[k]),
+                None => (Vec::new(), false),
             };
             frames.push(Frame {
                 part: k,
                 moves,
                 next: 0,
-                apart: lead > 0,
+                apart,
                 corridors: st.corridors.len(),
                 area: None,
                 tries: Tries::default(),
@@ -619,9 +618,7 @@ impl Planner {
                     if relayout(k, &mut pieces, pool, rng, why)
                         && let Some(turns) = &pieces[k]
                     {
-                        let lead = standoffs_first(weight[k]);
-                        f.moves = self.first_moves(rng, &st, part, turns, lead);
-                        f.apart = lead > 0;
+                        (f.moves, f.apart) = self.first_moves(rng, &st, part, turns, weight[k]);
                     }
                     continue;
                 }
@@ -884,27 +881,29 @@ impl Planner {
         (own..sub.placed.len()).all(|q| part.planner.open_to_edge(sub, q, min, max))
     }
 
-    /// A frame's first moves: the contact moves, or, where `lead` (from [`standoffs_first`])
-    /// is not 0, the part's best `lead` standoffs first, then the contact moves, then its
-    /// other standoffs (what hangs off a heavy part then grows from further out than the
-    /// crowd round its joint room).
+    /// A frame's first moves for a part with `weight` rooms hanging off it, and whether they
+    /// include its standoffs: the contact moves, or, where [`standoffs_first`] gives a lead,
+    /// that many of the part's best standoffs first, then the contact moves, then its other
+    /// standoffs (what hangs off a heavy part then grows from further out than the crowd
+    /// round its joint room).
     fn first_moves<R: Rng + ?Sized>(
         &self,
         rng: &mut R,
         st: &State,
         part: &Part,
         turns: &[Piece],
-        lead: usize,
-    ) -> Vec<Move> {
+        weight: usize,
+    ) -> (Vec<Move>, bool) {
+        let lead = standoffs_first(weight);
         let mut contact = self.moves(rng, st, part, turns, false);
         if lead == 0 {
-            return contact;
+            return (contact, false);
         }
         let mut moves = self.moves(rng, st, part, turns, true);
         let rest = moves.split_off(lead.min(moves.len()));
         moves.append(&mut contact);
         moves.extend(rest);
-        moves
+        (moves, true)
     }
 
     /// The moves that bring the piece's joint room into contact with the room it joins (or,

@@ -558,6 +558,26 @@ fn level_like_graphs_without_holes_lay_out() {
     assert!(ok >= 4, "only {ok} of 5 graphs laid out");
 }
 
+/// A big level whose loops must enclose a room and the room hanging off it (graph 7 of the
+/// benchmark's level-like graphs of 100 rooms): the block is three paths between two rooms, and
+/// the path that must lie in the middle is the one with the lightest piece hanging off it. Its
+/// part's stand-ins weigh the rooms they stand for, so the part's order closes the ring round
+/// that path, not round the one-room path whose piece holds more; it lays out, validly.
+#[test]
+fn a_part_shuts_in_the_lightest_piece() {
+    let g = levelplan::graph::random::local_loops_graph(
+        100,
+        10,
+        &mut levelplan::seed::stream(7, "scale graph"),
+    );
+    let holes = levelplan::graph::enclosures(&g);
+    assert_eq!(holes.len(), 1);
+    assert_eq!(holes[0].rooms_held(), 2);
+    let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
+    p.budget.retry = levelplan::layout::RetryPolicy::Attempts(20);
+    assert!(lays_out_valid(&p, 7));
+}
+
 /// A time budget works for big levels too (the parts get the first half, the room-by-room
 /// search the rest): a chain of 10 loops lays out validly under one. The budget is far beyond
 /// what the level takes on any machine (a fraction of a second here), so that the test does not

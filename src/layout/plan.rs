@@ -192,6 +192,13 @@ pub struct Planner {
     /// together: pieces of up to [`parts::HANGING_ROOMS`] rooms kept in the part they hang
     /// off; `None` inside where it would cut the level as the first does.
     merged_parts: std::sync::OnceLock<Option<Vec<parts::Part>>>,
+    /// Per room, how many rooms of the level it stands for: a part's stand-in counts every
+    /// room beyond its cut link (see `parts`); `None`: one each. The room order weighs what
+    /// an ear would shut in by it ([`ears::choose`]).
+    weights: Option<Arc<Vec<usize>>>,
+    /// Per room: whether `graph::enclosures` puts it inside a loop (with what hangs off it),
+    /// found the first time a big level's parts ask (see `Planner::stand_ins_out`).
+    enclosed: std::sync::OnceLock<Vec<bool>>,
     /// An experiment (issue 22, [`Planner::with_rotation`]): per room, its neighbours in the
     /// cyclic order a planar drawing puts them round it; candidates that break it are dropped.
     rotation: Option<Arc<Vec<Vec<usize>>>>,
@@ -528,6 +535,8 @@ impl Planner {
             big: n >= BIG,
             parts: None,
             merged_parts: std::sync::OnceLock::new(),
+            weights: None,
+            enclosed: std::sync::OnceLock::new(),
             rotation: None,
         };
         planner.span = planner

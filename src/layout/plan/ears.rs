@@ -105,7 +105,7 @@ struct Groups {
     ends: Vec<Vec<usize>>,
 }
 
-fn groups(vadj: &[Vec<(usize, Edge)>], done: &[bool]) -> Groups {
+fn groups(vadj: &[Vec<(usize, Edge)>], done: &[bool], weights: Option<&[usize]>) -> Groups {
     let n = vadj.len();
     let mut g = Groups {
         of: vec![usize::MAX; n],
@@ -121,7 +121,7 @@ fn groups(vadj: &[Vec<(usize, Edge)>], done: &[bool]) -> Groups {
         let (mut size, mut ends) = (0, Vec::new());
         let mut stack = vec![s];
         while let Some(x) = stack.pop() {
-            size += 1;
+            size += weights.map_or(1, |w| w[x] as u64);
             for &(y, _) in &vadj[x] {
                 if done[y] {
                     ends.push(y);
@@ -214,16 +214,20 @@ fn candidates(
 
 /// The next ear, and the outline once it is placed; `None` when no run of unplaced rooms
 /// joins two placed rooms. `cost` weighs each room (1 plus what hangs off it); `relaxable`
-/// says whether the link between two rooms may become a corridor.
+/// says whether the link between two rooms may become a corridor; `weights` counts the rooms
+/// each room stands for (a part's stand-ins: the rooms beyond their cut links; `None`: one
+/// each), so that the rooms hanging off the rooms an ear shuts in count as what they stand
+/// for, and of two ways of closing a ring the one that shuts in the lighter piece wins.
 pub(super) fn choose(
     vadj: &[Vec<(usize, Edge)>],
     done: &[bool],
     cost: &[u64],
     outline: &mut Outline,
     relaxable: &dyn Fn(usize, usize) -> bool,
+    weights: Option<&[usize]>,
 ) -> Option<Ear> {
     let n = vadj.len();
-    let groups = groups(vadj, done);
+    let groups = groups(vadj, done, weights);
     let walk = &outline.walk;
     let len = walk.len();
     let mut stamp = vec![0u32; n];
@@ -400,7 +404,7 @@ mod tests {
     fn the_ear_shuts_in_the_lighter_side() {
         let links = [&RING_AND_EAR[..], &[(1, 5), (3, 6), (6, 7)]].concat();
         let (vadj, done, mut outline) = ring_placed(8, &links);
-        let ear = choose(&vadj, &done, &[1; 8], &mut outline, &|_, _| true).unwrap();
+        let ear = choose(&vadj, &done, &[1; 8], &mut outline, &|_, _| true, None).unwrap();
         assert_eq!((ear.a, ear.run.as_slice(), ear.b), (0, &[4][..], 2));
         assert_eq!(ear.inside_first, vec![5]);
         assert_eq!(ear.keep_out, vec![3]);
@@ -416,7 +420,7 @@ mod tests {
     fn ears_that_shut_nothing_in_go_first() {
         let links = [&RING_AND_EAR[..], &[(3, 5), (5, 0), (0, 6), (6, 1)]].concat();
         let (vadj, done, mut outline) = ring_placed(7, &links);
-        let ear = choose(&vadj, &done, &[1; 7], &mut outline, &|_, _| false).unwrap();
+        let ear = choose(&vadj, &done, &[1; 7], &mut outline, &|_, _| false, None).unwrap();
         assert_eq!(ear.shut, (0, 0));
         assert_eq!(ear.keep_out, Vec::<usize>::new());
         let run: Vec<usize> = ear.run.clone();
@@ -426,7 +430,7 @@ mod tests {
         let last = |vadj: &[Vec<(usize, Edge)>], done: &[bool], relaxable: bool| {
             let mut outline = Outline::default();
             outline.open_cycle(&[0, 6, 1, 2, 3, 5]);
-            choose(vadj, done, &[1; 9], &mut outline, &|_, _| relaxable)
+            choose(vadj, done, &[1; 9], &mut outline, &|_, _| relaxable, None)
                 .unwrap()
                 .shut
         };

@@ -157,7 +157,10 @@ impl Planner {
                 // The next ear: a run of unplaced rooms between two placed ones, the one that
                 // shuts in least of what is still waited for, then the lightest (runs that
                 // much hangs off go last, round the outside). What it shuts in goes first.
-                if let Some(next) = ears::choose(vadj, &done, &cost, &mut outline, &relaxable) {
+                let weights = self.weights.as_deref().map(Vec::as_slice);
+                if let Some(next) =
+                    ears::choose(vadj, &done, &cost, &mut outline, &relaxable, weights)
+                {
                     let (a, ear, b) = (next.a, next.run, next.b);
                     shut = (shut.0 + next.shut.0, shut.1 + next.shut.1);
                     let label = loops.len() as u32;

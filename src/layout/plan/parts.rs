@@ -212,6 +212,9 @@ impl Planner {
             // layout leaves its joint rooms a free side; stand-ins are dropped from the piece.
             // (The level's index of each stand-in's room, in order.)
             let mut stood_for: Vec<usize> = Vec::new();
+            // (The rooms beyond each stand-in's cut link: the far block's subtree, or, for the
+            // link to the block above, everything but the near block's subtree.)
+            let mut stand_in_weights: Vec<usize> = Vec::new();
             for k in links {
                 let (inside, outside) = match (local(k.from), local(k.to)) {
                     (Some(a), None) => (a, k.to),
@@ -219,6 +222,12 @@ impl Planner {
                     _ => continue,
                 };
                 stood_for.push(outside);
+                let (near, far) = (block[rooms[inside]], block[outside]);
+                stand_in_weights.push(if parent[far].is_some_and(|(p, _)| p == near) {
+                    beyond[far]
+                } else {
+                    n - beyond[near]
+                });
                 let mut stand_in = self.problem.rooms[outside].clone();
                 stand_in.name = format!("{} (stand-in)", stand_in.name);
                 let d = sub.rooms.len();
@@ -252,7 +261,13 @@ impl Planner {
                     local(own).expect("the joint's room is in the part"),
                 )
             });
-            let mut planner = Planner::prepare(sub, self.set.clone()).ok()?;
+            // Each stand-in weighs the rooms beyond its cut link, so that the part's order
+            // shuts in a light piece rather than a heavy one where its loops must shut one in.
+            let mut planner = Planner::prepare_unordered(sub, self.set.clone()).ok()?;
+            let mut weights = vec![1usize; rooms.len()];
+            weights.extend(stand_in_weights);
+            planner.weights = Some(Arc::new(weights));
+            planner.order().ok()?;
             planner.build_compounds();
             if let Some(rot) = &self.rotation {
                 // The level's rotation round each room of the part, stand-ins in the place

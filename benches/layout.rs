@@ -10,7 +10,7 @@ use levelplan::graph::random::{
 use levelplan::graph::{LevelGraph, enclosures};
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::{
-    LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
+    LayoutError, LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
 };
 use levelplan::recipes::gungeon::{Generator, GungeonParams};
 use levelplan::{Flow, LinkRole};
@@ -26,16 +26,23 @@ fn main() {
 }
 
 /// Lays `problem` out once (seed `seed`) and checks the layout: whether it laid out, and the
-/// seconds the call took (preparing excluded).
-fn timed_layout(problem: LayoutProblem, seed: u64) -> (bool, f64) {
-    let planner = Planner::new(problem).unwrap();
+/// seconds the call took (preparing excluded); `Err` with the seconds `Planner::new` took where
+/// it refused the problem because a hole proof shows that no layout exists
+/// (`layout::proof::hole_proof`).
+fn timed_layout(problem: LayoutProblem, seed: u64) -> Result<(bool, f64), f64> {
+    let t = std::time::Instant::now();
+    let planner = match Planner::new(problem) {
+        Ok(p) => p,
+        Err(LayoutError::HoleTooSmall { .. }) => return Err(t.elapsed().as_secs_f64()),
+        Err(e) => panic!("{e}"),
+    };
     let t = std::time::Instant::now();
     let result = planner.layout(seed);
     let secs = t.elapsed().as_secs_f64();
     if let Ok(layout) = &result {
         assert!(planner.check(layout).is_ok());
     }
-    (result.is_ok(), secs)
+    Ok((result.is_ok(), secs))
 }
 
 /// The median of some call times (seconds).
@@ -58,22 +65,38 @@ fn median(mut times: Vec<f64>) -> f64 {
 fn scale_success_rates() {
     // (family, rooms, median seconds of the successes)
     let mut growth: Vec<(&str, usize, f64)> = Vec::new();
-    let mut report = |family: &'static str, rooms: usize, runs: &[(bool, f64)]| -> String {
-        let ok: Vec<f64> = runs.iter().filter(|r| r.0).map(|r| r.1).collect();
-        let all = median(runs.iter().map(|r| r.1).collect());
-        let good = if ok.is_empty() {
-            "-".to_string()
-        } else {
-            let m = median(ok.clone());
-            growth.push((family, rooms, m));
-            format!("{m:.3} s")
+    let mut report =
+        |family: &'static str, rooms: usize, calls: &[Result<(bool, f64), f64>]| -> String {
+            let runs: Vec<(bool, f64)> = calls.iter().filter_map(|c| c.ok()).collect();
+            let proven: Vec<f64> = calls.iter().filter_map(|c| c.err()).collect();
+            let ok: Vec<f64> = runs.iter().filter(|r| r.0).map(|r| r.1).collect();
+            let all = if runs.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{:.3} s", median(runs.iter().map(|r| r.1).collect()))
+            };
+            let good = if ok.is_empty() {
+                "-".to_string()
+            } else {
+                let m = median(ok.clone());
+                growth.push((family, rooms, m));
+                format!("{m:.3} s")
+            };
+            let refused = if proven.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} proven to have no layout (refused by Planner::new, median {:.2} ms)",
+                    proven.len(),
+                    median(proven.clone()) * 1e3
+                )
+            };
+            format!(
+                "{}/{} laid out; median per call {good} (successes), {all} (all searched){refused}",
+                ok.len(),
+                calls.len()
+            )
         };
-        format!(
-            "{}/{} laid out; median per call {good} (successes), {all:.3} s (all)",
-            ok.len(),
-            runs.len()
-        )
-    };
     for (rooms, loops) in [(30, 4), (100, 10), (300, 30), (1000, 100)] {
         let mut runs = Vec::new();
         // Laid out and tried, by the rooms the graph's biggest forced hole must hold: none,
@@ -92,7 +115,7 @@ fn scale_success_rates() {
                 _ => 3,
             };
             let run = timed_layout(scale_problem(rooms, loops, s), s);
-            by_hole[bucket].0 += usize::from(run.0);
+            by_hole[bucket].0 += usize::from(run.is_ok_and(|r| r.0));
             by_hole[bucket].1 += 1;
             runs.push(run);
         }
@@ -104,7 +127,7 @@ fn scale_success_rates() {
         );
     }
     for (rooms, loops) in [(30, 4), (100, 10), (300, 30), (1000, 100)] {
-        let runs: Vec<(bool, f64)> = (0..10)
+        let runs: Vec<_> = (0..10)
             .map(|s| timed_layout(open_problem(rooms, loops, s), s))
             .collect();
         println!(
@@ -115,7 +138,7 @@ fn scale_success_rates() {
     // Graphs read off a placement of Edgar's five basic shapes: a contact layout exists.
     for rooms in [100, 300, 1000] {
         let seeds = if rooms >= 1000 { 3 } else { 10 };
-        let runs: Vec<(bool, f64)> = (0..seeds)
+        let runs: Vec<_> = (0..seeds)
             .map(|s| timed_layout(placed_problem(rooms, rooms / 10, s), s))
             .collect();
         println!(
@@ -337,6 +360,19 @@ fn time_seeds(bencher: divan::Bencher, problem: LayoutProblem) {
     bencher.bench_local(|| {
         seed += 1;
         planner.layout(seed).is_ok()
+    });
+}
+
+/// The hole proof (`layout::proof::hole_proof`) on level-like graphs of 300 and 1000 rooms
+/// that it shows to have no layout (seeds 2 and 0), as `Planner::new` runs it before refusing
+/// them.
+#[divan::bench(args = [(300, 2), (1000, 0)])]
+fn hole_proof(bencher: divan::Bencher, (rooms, seed): (usize, u64)) {
+    let problem = scale_problem(rooms, rooms / 10, seed);
+    bencher.bench_local(|| {
+        levelplan::layout::proof::hole_proof(&problem)
+            .unwrap()
+            .is_some()
     });
 }
 

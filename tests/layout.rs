@@ -7,7 +7,7 @@ use levelplan::graph::random::connected_graph;
 use levelplan::layout::edgar::EdgarLevel;
 use levelplan::layout::verify::{Violation, check};
 use levelplan::layout::{
-    LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate, TemplateShape,
+    LayoutError, LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate, TemplateShape,
 };
 use proptest::prelude::*;
 
@@ -744,12 +744,38 @@ fn the_hole_named_is_the_biggest_one() {
     let b = theta(&mut p, "b", [5, 6, 7]);
     p.links.push(LinkSpec::new(a, b, Realise::Contact));
     p.budget.retry = levelplan::layout::RetryPolicy::Attempts(2);
-    let e = Planner::new(p).unwrap().layout(0).unwrap_err().to_string();
+    // The search's own error, where the planner is made to search.
+    let e = Planner::new_without_proof(p.clone())
+        .unwrap()
+        .layout(0)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains(
             "a loop must enclose `b0` and the 5 rooms hanging off it (1 other group of loops \
              needs a hole too)"
         ),
+        "{e}"
+    );
+    // A ring of four 6 x 6 rooms encloses at most (4 * 8.49)^2 / 4 pi = 92 cells, not the 180
+    // of `b0`'s five rooms: the planner refuses the problem before any search, naming the
+    // three middle rooms (one of which would have to be inside).
+    let e = Planner::new(p).unwrap_err();
+    let LayoutError::HoleTooSmall {
+        rooms,
+        cells_needed,
+        capacity,
+        ..
+    } = &e
+    else {
+        panic!("{e}");
+    };
+    assert_eq!(rooms, &["b0", "b1", "b2"]);
+    assert_eq!(*cells_needed, 180);
+    assert!((capacity - 91.67).abs() < 0.01, "{capacity}");
+    assert!(
+        e.to_string()
+            .contains("no drawing has all of `b0`, `b1`, `b2`"),
         "{e}"
     );
 }

@@ -102,6 +102,7 @@ pub mod edgar;
 pub mod geom;
 pub mod library;
 mod plan;
+pub mod proof;
 pub mod raster;
 pub mod template;
 pub mod tiled;
@@ -723,6 +724,27 @@ pub enum LayoutError {
         from: String,
         /// The other end's name.
         to: String,
+    },
+    /// A loop would have to enclose more than it can: no layout exists (see
+    /// [`proof::hole_proof`]).
+    #[error(
+        "layout problem: no layout exists: no drawing has all of {} on the outside of their loops, \
+         and each has rooms hanging off it that cover at least {cells_needed} cells, more than \
+         a loop of their group can enclose (its longest loop runs at most {loop_length:.0} \
+         cells round, which encloses at most {capacity:.0}); hang some of those rooms off a \
+         room outside the loops, join them to a second room of the loop, or let the loop's \
+         links be longer corridors",
+        .rooms.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+    )]
+    HoleTooSmall {
+        /// The rooms (at most eight) that cannot all be on the outside.
+        rooms: Vec<String>,
+        /// The fewest cells what hangs off one of them covers.
+        cells_needed: u64,
+        /// The most cells a loop of their group can enclose.
+        capacity: f64,
+        /// The longest a loop of their group can run round (cells).
+        loop_length: f64,
     },
     /// Some rooms are not linked to the rest.
     #[error("layout problem: the rooms are not all linked together: {} cannot be reached from `{from}`", .missing.join(", "))]

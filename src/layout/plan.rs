@@ -353,7 +353,44 @@ impl Planner {
     /// rooms it is a sixth of the work of a layout that succeeds in parts) is left until
     /// then ([`Planner::ordered`]).
     fn prepare_whole(problem: LayoutProblem, set: Arc<ShapeSet>) -> Result<Planner, LayoutError> {
+        Planner::prepare_whole_as(problem, set, true)
+    }
+
+    /// A planner for `problem` even where [`crate::layout::proof::hole_proof`] shows that it
+    /// has no layout, so that tests can hold the search to the proof (no layout the search
+    /// finds may be refused by it). A game has no use for it.
+    #[doc(hidden)]
+    pub fn new_without_proof(problem: LayoutProblem) -> Result<Planner, LayoutError> {
+        if problem.rooms.is_empty() {
+            return Err(LayoutError::NoRooms);
+        }
+        let set = ShapeSet::compile(&problem.templates)?;
+        Planner::prepare_whole_as(problem, Arc::new(set), false)
+    }
+
+    /// [`Planner::prepare_whole`], with the hole proof (`prove`) or without.
+    fn prepare_whole_as(
+        problem: LayoutProblem,
+        set: Arc<ShapeSet>,
+        prove: bool,
+    ) -> Result<Planner, LayoutError> {
         let mut planner = Planner::prepare_unordered(problem, set)?;
+        // A loop that must enclose more than it can go round: no layout, whatever the search
+        // (the proof is independent of it, see `proof`).
+        if prove && let Some(p) = super::proof::hole_proof(&planner.problem)? {
+            let problem = &planner.problem;
+            return Err(LayoutError::HoleTooSmall {
+                rooms: p
+                    .rooms
+                    .iter()
+                    .take(8)
+                    .map(|&r| problem.rooms[r].name.clone())
+                    .collect(),
+                cells_needed: p.cells_needed,
+                capacity: p.capacity,
+                loop_length: p.loop_length,
+            });
+        }
         planner.parts = planner.cut_into_parts(0);
         if planner.parts.is_none() {
             planner.order()?;

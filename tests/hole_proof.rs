@@ -1,0 +1,134 @@
+//! The hole proof (`layout::proof::hole_proof`, which `Planner::new` uses to refuse problems
+//! with no layout) against layouts that exist: it must refuse none of them, and the search
+//! must find no layout of a problem it refuses.
+
+use levelplan::graph::enclosures;
+use levelplan::graph::random::placed_rooms_graph;
+use levelplan::layout::proof::hole_proof;
+use levelplan::layout::{
+    LayoutError, LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
+};
+
+/// Graphs read off an actual placement of rooms have a layout by construction (the placement):
+/// the proof refuses none, including those that need a hole (a loop drawn round rooms hanging
+/// off it), of which there must be some.
+#[test]
+fn the_proof_refuses_no_graph_read_off_a_placement() {
+    let mut with_holes = 0;
+    for rooms in [60, 150, 400] {
+        for seed in 0..12 {
+            let placed = placed_rooms_graph(
+                rooms,
+                rooms / 5,
+                &mut levelplan::seed::stream(seed, "hole proof"),
+            );
+            with_holes += usize::from(!enclosures(&placed.graph).is_empty());
+            let problem = LayoutProblem::of_placed_rooms(&placed);
+            assert_eq!(
+                hole_proof(&problem).unwrap(),
+                None,
+                "{rooms} rooms, seed {seed}"
+            );
+        }
+    }
+    assert!(
+        with_holes >= 5,
+        "only {with_holes} of the graphs need a hole"
+    );
+}
+
+/// Three paths of one room between `s` and `t`, a line of `hanging` 6 x 6 rooms off each
+/// middle room; the links from the middle rooms to `t` may be corridors of up to `corridor`
+/// cells (contact only at 0). One middle room and its line lie inside the ring of the other
+/// two paths in any drawing.
+fn theta(hanging: usize, corridor: u32) -> LayoutProblem {
+    let mut p = LayoutProblem::new(vec![RoomTemplate::rectangle("square", 6, 6, 1)]);
+    let room = |p: &mut LayoutProblem, name: String| {
+        p.rooms.push(RoomSpec::new(&name, vec![0]));
+        p.rooms.len() - 1
+    };
+    let s = room(&mut p, "s".into());
+    let t = room(&mut p, "t".into());
+    for m in 0..3 {
+        let mid = room(&mut p, format!("m{m}"));
+        p.links.push(LinkSpec::new(s, mid, Realise::Contact));
+        let to_t = if corridor == 0 {
+            Realise::Contact
+        } else {
+            Realise::ContactOrPath {
+                min: 1,
+                max: corridor,
+            }
+        };
+        p.links.push(LinkSpec::new(mid, t, to_t));
+        let mut prev = mid;
+        for k in 0..hanging {
+            let r = room(&mut p, format!("m{m}-{k}"));
+            p.links.push(LinkSpec::new(prev, r, Realise::Contact));
+            prev = r;
+        }
+    }
+    p.budget.retry = RetryPolicy::Attempts(12);
+    p
+}
+
+/// The proof and the search never disagree on the theta, from contact rings (the proof
+/// refuses them) to corridors long enough for a ring to go round the middle room's line (the
+/// search lays them out): where the proof refuses, `Planner::new` says why and the search,
+/// made to run anyway, finds no layout for any of three seeds; where the search finds a
+/// layout (checked by `layout::verify`), the proof refuses nothing. Both must happen.
+///
+/// The figures: four 6 x 6 rooms and two corridors of at most `c` cells make a ring at most
+/// `4 * 8.49 + 2 * (c + 1)` long, which encloses at most its square over `4 pi`; a line of
+/// eight rooms covers 288 cells, so the proof refuses up to `c = 12` (a ring of 59.9, 286
+/// cells). Lines of two rooms (72 cells) fit in any ring of four, and with corridors of 60
+/// cells the search lays them out (the search rarely leaves holes for lines of eight).
+#[test]
+fn the_proof_and_the_search_never_disagree() {
+    let (mut refused, mut laid_out) = (Vec::new(), Vec::new());
+    for (hanging, corridor) in [
+        (8, 0),
+        (8, 6),
+        (8, 12),
+        (8, 13),
+        (8, 20),
+        (2, 0),
+        (2, 60),
+        (2, 100),
+    ] {
+        let problem = theta(hanging, corridor);
+        let proof = hole_proof(&problem).unwrap();
+        let search = Planner::new_without_proof(problem.clone()).unwrap();
+        let found: Vec<_> = (0..3).filter_map(|seed| search.layout(seed).ok()).collect();
+        for layout in &found {
+            assert!(
+                search.check(layout).is_ok(),
+                "{hanging} rooms, corridor {corridor}"
+            );
+        }
+        match &proof {
+            Some(p) => {
+                assert!(
+                    found.is_empty(),
+                    "{hanging}, {corridor}: refused, yet laid out"
+                );
+                assert_eq!(p.cells_needed, 36 * hanging as u64);
+                let e = Planner::new(problem).unwrap_err();
+                assert!(matches!(e, LayoutError::HoleTooSmall { .. }), "{e}");
+                refused.push((hanging, corridor));
+            }
+            None => {
+                assert!(Planner::new(problem).is_ok());
+                if !found.is_empty() {
+                    laid_out.push((hanging, corridor));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        refused,
+        [(8, 0), (8, 6), (8, 12)],
+        "the proof refuses up to 12 cells"
+    );
+    assert!(!laid_out.is_empty(), "the search laid out no theta");
+}

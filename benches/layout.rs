@@ -232,6 +232,19 @@ fn edgar_prepare(bencher: divan::Bencher, name: &str) {
         .bench_local_values(|problem| Planner::new(problem).unwrap());
 }
 
+/// The hole proof alone on an Edgar input (part of `Planner::new`, so of preparing and of the
+/// one-shot time): none of them needs a hole too small, so this is its cost on levels that
+/// lay out.
+#[divan::bench(args = EDGAR)]
+fn edgar_hole_proof(bencher: divan::Bencher, name: &str) {
+    let problem = edgar(name).problem;
+    bencher.bench_local(|| {
+        levelplan::layout::proof::hole_proof(&problem)
+            .unwrap()
+            .is_none()
+    });
+}
+
 /// What a game that makes one level waits: preparing a fresh planner and laying out once,
 /// a new seed each time (configuration spaces computed as the search meets them).
 #[divan::bench(args = EDGAR, sample_count = 100)]

@@ -728,23 +728,17 @@ pub enum LayoutError {
     /// A loop would have to enclose more than it can: no layout exists (see
     /// [`proof::hole_proof`]).
     #[error(
-        "layout problem: no layout exists: no drawing has all of {} on the outside of their loops, \
-         and each has rooms hanging off it that cover at least {cells_needed} cells, more than \
-         a loop of their group can enclose (its longest loop runs at most {loop_length:.0} \
-         cells round, which encloses at most {capacity:.0}); hang some of those rooms off a \
-         room outside the loops, join them to a second room of the loop, or let the loop's \
-         links be longer corridors",
-        .rooms.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+        "layout problem: no layout exists: no drawing has all of {} on the outside of their \
+         loops, and what hangs off each covers more cells than a loop round it can enclose (a \
+         loop L cells round encloses at most L^2 / 4 pi); hang some of those rooms off a room \
+         outside the loops, join them to a second room of the loop, or let the loop's links be \
+         longer corridors",
+        held_out(.rooms)
     )]
     HoleTooSmall {
-        /// The rooms (at most eight) that cannot all be on the outside.
-        rooms: Vec<String>,
-        /// The fewest cells what hangs off one of them covers.
-        cells_needed: u64,
-        /// The most cells a loop of their group can enclose.
-        capacity: f64,
-        /// The longest a loop of their group can run round (cells).
-        loop_length: f64,
+        /// The rooms (at most eight) that cannot all be on the outside, each with the cells
+        /// hanging off it, the longest loop round it and the most cells that loop encloses.
+        rooms: Vec<(String, u64, f64, f64)>,
     },
     /// Some rooms are not linked to the rest.
     #[error("layout problem: the rooms are not all linked together: {} cannot be reached from `{from}`", .missing.join(", "))]
@@ -813,6 +807,20 @@ pub enum LayoutError {
         /// Why the attempts so far failed (the constraint most often broken).
         constraint: String,
     },
+}
+
+/// The rooms of [`LayoutError::HoleTooSmall`]'s message, each with its figures.
+fn held_out(rooms: &[(String, u64, f64, f64)]) -> String {
+    rooms
+        .iter()
+        .map(|(name, cells, length, capacity)| {
+            format!(
+                "`{name}` ({cells} cells hang off it; a loop round it runs at most {length:.0} \
+                 cells round, enclosing at most {capacity:.0})"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The tail of [`LayoutError::NoLayout`]'s message: how often its room failed, if it did (a

@@ -384,11 +384,11 @@ impl Planner {
                     .rooms
                     .iter()
                     .take(8)
-                    .map(|&r| problem.rooms[r].name.clone())
+                    .map(|h| {
+                        let name = problem.rooms[h.room].name.clone();
+                        (name, h.cells, h.loop_length, h.capacity)
+                    })
                     .collect(),
-                cells_needed: p.cells_needed,
-                capacity: p.capacity,
-                loop_length: p.loop_length,
             });
         }
         planner.parts = planner.cut_into_parts(0);

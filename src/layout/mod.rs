@@ -68,7 +68,9 @@
 //!   every such room on the outside of its loops, see [`crate::graph::enclosures`]) lays out
 //!   where the loop round them can close by a corridor (the rooms to enclose are placed
 //!   first), rarely where its rings must touch; when it fails, the error says so and names the
-//!   room a loop must enclose.
+//!   room a loop must enclose. Where the hole would have to hold more cells than any loop
+//!   round it can enclose, [`Planner::new`] refuses the problem before any search
+//!   ([`LayoutError::HoleTooSmall`], proven by [`proof::hole_proof`]).
 //!
 //! When no layout is found, [`Planner::deepest`] shows where the search got stuck: the rooms
 //! placed at its deepest point, the room that did not fit and the placed rooms it links to, as a

@@ -377,7 +377,7 @@ impl Planner {
         let mut planner = Planner::prepare_unordered(problem, set)?;
         // A loop that must enclose more than it can go round: no layout, whatever the search
         // (the proof is independent of it, see `proof`).
-        if prove && let Some(p) = super::proof::hole_proof(&planner.problem)? {
+        if prove && let Some(p) = super::proof::prove(&planner.problem, &planner.adj)? {
             let problem = &planner.problem;
             return Err(LayoutError::HoleTooSmall {
                 rooms: p

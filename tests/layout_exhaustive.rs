@@ -512,3 +512,70 @@ fn the_planner_lays_out_every_small_problem_that_has_a_layout() {
     );
     assert!(undecided <= 5, "{undecided} undecided");
 }
+
+/// A theta (rooms `s` and `t` joined by three one-room paths) of 3 x 3 rooms with a line of
+/// one or two rooms hanging off each middle room (5 x 3 rooms or Ls, drawn at random); one
+/// middle room and its line lie inside a ring of four rooms in any drawing.
+fn random_theta(seed: u64) -> LayoutProblem {
+    let mut rng = levelplan::seed::stream(seed, "hole proof cross-check");
+    let mut p = LayoutProblem::new(templates());
+    let mut room = |p: &mut LayoutProblem, choices: &[usize]| {
+        let t = choices[index(&mut rng, choices.len())];
+        p.rooms
+            .push(RoomSpec::new(&format!("r{}", p.rooms.len()), vec![t]));
+        p.rooms.len() - 1
+    };
+    let s = room(&mut p, &[0]);
+    let t = room(&mut p, &[0]);
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let m = room(&mut p, &[0]);
+        p.links.push(LinkSpec::new(s, m, Realise::Contact));
+        p.links.push(LinkSpec::new(m, t, Realise::Contact));
+        lines.push(m);
+    }
+    for m in lines {
+        let first = room(&mut p, &[1, 2]);
+        p.links.push(LinkSpec::new(m, first, Realise::Contact));
+        if seed % 3 == 0 {
+            let second = room(&mut p, &[0, 1, 2]);
+            p.links.push(LinkSpec::new(first, second, Realise::Contact));
+        }
+    }
+    p
+}
+
+/// The hole proof (`layout::proof::hole_proof`, which `Planner::new` runs) against the
+/// exhaustive search: every theta of [`random_theta`] that the proof refuses has no layout by
+/// the exhaustive search. A curve runs at most 3 cells through a 3 x 3 room (door middles on
+/// the middles of its sides), so a ring of four holds at most 11.5 cells, and the proof
+/// refuses the thetas whose three middle rooms each have 12 cells or more hanging off them.
+/// (The check runs one way: a contact ring of four such rooms holds nothing, so none of these
+/// thetas has a layout; that the proof refuses nothing that has one is checked on layouts
+/// that exist, in `tests/hole_proof.rs` and the proof's unit tests.)
+#[test]
+fn what_the_hole_proof_refuses_has_no_layout_by_exhaustive_search() {
+    let (mut refused, mut confirmed) = (0, 0);
+    for case in 0..120u64 {
+        let problem = random_theta(case);
+        let Some(proof) = levelplan::layout::proof::hole_proof(&problem).unwrap() else {
+            continue;
+        };
+        refused += 1;
+        match exhaustive(&problem, 3_000_000) {
+            Verdict::Layout(puts) => {
+                let layout = as_layout(&problem, &puts);
+                panic!(
+                    "case {case}: refused ({proof:?}), yet the exhaustive search lays it out \
+                     (verify: {:?})",
+                    levelplan::layout::verify::check(&problem, &layout)
+                );
+            }
+            Verdict::None => confirmed += 1,
+            Verdict::Undecided => {}
+        }
+    }
+    println!("{refused} refused, {confirmed} confirmed without a layout");
+    assert!(refused >= 10, "only {refused} refused");
+    assert!(confirmed + 2 >= refused, "{confirmed} of {refused} decided");
+}

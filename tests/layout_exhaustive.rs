@@ -537,7 +537,7 @@ fn random_theta(seed: u64) -> LayoutProblem {
     for m in lines {
         let first = room(&mut p, &[1, 2]);
         p.links.push(LinkSpec::new(m, first, Realise::Contact));
-        if seed % 3 == 0 {
+        if seed.is_multiple_of(3) {
             let second = room(&mut p, &[0, 1, 2]);
             p.links.push(LinkSpec::new(first, second, Realise::Contact));
         }

@@ -17,7 +17,7 @@
 
 use super::level::{LevelGraph, RoomId};
 use super::planar::planar_edges;
-use super::query::bridge_flags;
+use super::query::{bridge_flags, group_links, loop_groups};
 
 /// A group of loops that no drawing leaves with all its hanging rooms outside (see
 /// [`enclosures`]).
@@ -150,32 +150,9 @@ impl Group {
 /// [`enclosures`] on a graph given as adjacency lists of (neighbour, link index) over `links`
 /// links.
 pub(crate) fn enclosure_groups(adj: &[Vec<(usize, usize)>], links: usize) -> Vec<Group> {
-    let n = adj.len();
     let bridge = bridge_flags(adj, links);
     // Groups: rooms joined by links that are not bridges.
-    let mut group = vec![usize::MAX; n];
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    for start in 0..n {
-        if group[start] != usize::MAX {
-            continue;
-        }
-        let g = members.len();
-        group[start] = g;
-        let mut list = vec![start];
-        let mut k = 0;
-        while k < list.len() {
-            let v = list[k];
-            k += 1;
-            for &(w, l) in &adj[v] {
-                if !bridge[l] && group[w] == usize::MAX {
-                    group[w] = g;
-                    list.push(w);
-                }
-            }
-        }
-        list.sort_unstable();
-        members.push(list);
-    }
+    let (group, members) = loop_groups(adj, &bridge, |_| true);
     // The bridge tree (groups joined by bridges), rooted at the group of the lowest room of
     // each connected part: rooms in each group's subtree, and each group's parent.
     let m = members.len();
@@ -241,14 +218,7 @@ pub(crate) fn enclosure_groups(adj: &[Vec<(usize, usize)>], links: usize) -> Vec
             continue;
         }
         let local = |v: usize| rooms.binary_search(&v).expect("a member");
-        let mut edges: Vec<(usize, usize)> = Vec::new();
-        for &v in rooms {
-            for &(w, l) in &adj[v] {
-                if !bridge[l] && v < w {
-                    edges.push((local(v), local(w)));
-                }
-            }
-        }
+        let mut edges = group_links(rooms, adj, &bridge);
         let apex = rooms.len();
         let base = edges.len();
         edges.extend(hanging.iter().map(|&(v, _)| (local(v), apex)));

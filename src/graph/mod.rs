@@ -33,7 +33,7 @@ pub use level::{
 };
 pub use planar::is_planar;
 pub(crate) use planar::planar_edges;
-pub(crate) use query::bridge_flags;
+pub(crate) use query::{bridge_flags, group_links, loop_groups};
 pub use query::{
     bridges, component_count, cycle_rank, dead_ends, distances_from, has_cycle, links_on_cycles,
     tree_depths,

@@ -236,6 +236,60 @@ pub(crate) fn bridge_flags(adj: &[Vec<(usize, usize)>], links: usize) -> Vec<boo
     bridge
 }
 
+/// The groups of loops that hold a room for which `from(room)` holds: rooms joined by links
+/// that are not bridges. Returns each room's group (`usize::MAX` for rooms of no group
+/// returned) and each group's rooms, ascending.
+pub(crate) fn loop_groups(
+    adj: &[Vec<(usize, usize)>],
+    bridge: &[bool],
+    from: impl Fn(usize) -> bool,
+) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let n = adj.len();
+    let mut group = vec![usize::MAX; n];
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for start in 0..n {
+        if group[start] != usize::MAX || !from(start) {
+            continue;
+        }
+        let g = members.len();
+        group[start] = g;
+        let mut list = vec![start];
+        let mut k = 0;
+        while k < list.len() {
+            let v = list[k];
+            k += 1;
+            for &(w, l) in &adj[v] {
+                if !bridge[l] && group[w] == usize::MAX {
+                    group[w] = g;
+                    list.push(w);
+                }
+            }
+        }
+        list.sort_unstable();
+        members.push(list);
+    }
+    (group, members)
+}
+
+/// The links of a group of loops (`rooms`, ascending, as [`loop_groups`] gives them) that are
+/// not bridges, once each, as pairs of indices into `rooms`.
+pub(crate) fn group_links(
+    rooms: &[usize],
+    adj: &[Vec<(usize, usize)>],
+    bridge: &[bool],
+) -> Vec<(usize, usize)> {
+    let local = |v: usize| rooms.binary_search(&v).expect("a member");
+    let mut edges = Vec::new();
+    for &v in rooms {
+        for &(w, l) in &adj[v] {
+            if !bridge[l] && v < w {
+                edges.push((local(v), local(w)));
+            }
+        }
+    }
+    edges
+}
+
 /// The links that lie on at least one cycle (direction ignored), in link id order.
 ///
 /// # Complexity

@@ -47,7 +47,7 @@
 
 use super::geom::Point;
 use super::{DoorMode, LayoutProblem, Realise, TemplateError};
-use crate::graph::{bridge_flags, planar_edges};
+use crate::graph::{bridge_flags, group_links, loop_groups as groups, planar_edges};
 
 /// How many steps the search for a group's longest cycle may take before it settles for an
 /// upper bound (every room and corridor of the group counted once, which no cycle exceeds).
@@ -274,14 +274,7 @@ pub(crate) fn prove(
             continue;
         }
         let local = |v: usize| rooms.binary_search(&v).expect("a member");
-        let mut edges: Vec<(usize, usize)> = Vec::new();
-        for &v in rooms {
-            for &(w, l) in &adj[v] {
-                if !bridge[l] && v < w {
-                    edges.push((local(v), local(w)));
-                }
-            }
-        }
+        let edges = group_links(rooms, adj, &bridge);
         let apex = rooms.len();
         let all_outside = |outside: &[usize]| {
             let mut e = edges.clone();
@@ -393,41 +386,6 @@ fn links_end(adj: &[Vec<(usize, usize)>], v: usize, l: usize) -> bool {
     v > other
 }
 
-/// The groups of loops that hold a room for which `from(room)` holds: rooms joined by links
-/// that are not bridges. Returns each room's group (`usize::MAX` for rooms of no group
-/// returned) and each group's rooms, ascending.
-fn groups(
-    adj: &[Vec<(usize, usize)>],
-    bridge: &[bool],
-    from: impl Fn(usize) -> bool,
-) -> (Vec<usize>, Vec<Vec<usize>>) {
-    let n = adj.len();
-    let mut group = vec![usize::MAX; n];
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    for start in 0..n {
-        if group[start] != usize::MAX || !from(start) {
-            continue;
-        }
-        let g = members.len();
-        group[start] = g;
-        let mut list = vec![start];
-        let mut k = 0;
-        while k < list.len() {
-            let v = list[k];
-            k += 1;
-            for &(w, l) in &adj[v] {
-                if !bridge[l] && group[w] == usize::MAX {
-                    group[w] = g;
-                    list.push(w);
-                }
-            }
-        }
-        list.sort_unstable();
-        members.push(list);
-    }
-    (group, members)
-}
-
 /// For each bridge `l`, the cells of the smallest templates of the rooms on each side of it:
 /// `out[2l]` is the side away from its lower-numbered end (what hangs off that end beyond
 /// `l`), `out[2l + 1]` the side away from its higher end. Other links get 0.
@@ -509,6 +467,21 @@ struct GroupOf<'a> {
     g: usize,
 }
 
+/// The fields of a [`GroupOf`], in order.
+type GroupParts<'a> = (
+    &'a [usize],
+    &'a [Vec<(usize, usize)>],
+    &'a [bool],
+    &'a [usize],
+    usize,
+);
+
+impl<'a> GroupOf<'a> {
+    fn parts(self) -> GroupParts<'a> {
+        (self.rooms, self.adj, self.bridge, self.group, self.g)
+    }
+}
+
 /// The most cycles of a group's cycle space that [`longest_faces`] goes through (`2^k` for `k`
 /// independent cycles): past 16 independent cycles it gives way to [`longest_cycle`].
 const MAX_INDEPENDENT_CYCLES: u32 = 16;
@@ -538,13 +511,7 @@ fn longest_faces(
     link: &impl Fn(usize) -> f64,
     work: &mut u64,
 ) -> Option<Faces> {
-    let GroupOf {
-        rooms,
-        adj,
-        bridge,
-        group,
-        g,
-    } = of;
+    let (rooms, adj, bridge, group, g) = of.parts();
     let local = |v: usize| rooms.binary_search(&v).expect("a member");
     // The group's links, once each: (local end, local end, link).
     let mut edges: Vec<(usize, usize, usize)> = Vec::new();
@@ -765,13 +732,7 @@ fn longest_cycle(
     link: impl Fn(usize) -> f64,
     work: &mut u64,
 ) -> (f64, bool) {
-    let GroupOf {
-        rooms,
-        adj,
-        bridge,
-        group,
-        g,
-    } = of;
+    let (rooms, adj, bridge, group, g) = of.parts();
     let inner = |v: usize| {
         adj[v]
             .iter()
@@ -884,33 +845,18 @@ mod tests {
         let bridge = bridge_flags(&adj, edges.len());
         let (group, members) = groups(&adj, &bridge, |_| true);
         assert_eq!(members.len(), 1);
-        let (len, exact) = longest_cycle(
-            GroupOf {
-                rooms: &members[0],
-                adj: &adj,
-                bridge: &bridge,
-                group: &group,
-                g: 0,
-            },
-            |_| 1.0,
-            |_| 0.0,
-            &mut WORK.clone(),
-        );
+        let of = GroupOf {
+            rooms: &members[0],
+            adj: &adj,
+            bridge: &bridge,
+            group: &group,
+            g: 0,
+        };
+        let (len, exact) = longest_cycle(of, |_| 1.0, |_| 0.0, &mut WORK.clone());
         assert!(exact);
         assert_eq!(len, 7.0);
         // Weighted by the links instead: each link 1, the longest cycle has 7 links.
-        let (len, _) = longest_cycle(
-            GroupOf {
-                rooms: &members[0],
-                adj: &adj,
-                bridge: &bridge,
-                group: &group,
-                g: 0,
-            },
-            |_| 0.0,
-            |_| 1.0,
-            &mut WORK.clone(),
-        );
+        let (len, _) = longest_cycle(of, |_| 0.0, |_| 1.0, &mut WORK.clone());
         assert_eq!(len, 7.0);
         assert!(hole_proof(&p).unwrap().is_none(), "nothing hangs off it");
     }

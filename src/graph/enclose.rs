@@ -81,7 +81,9 @@ fn held<R: PartialEq>(hanging: &[(R, usize)], inside: &[R]) -> usize {
 /// rings of rooms that must touch leave none (annealing, its fallback on small problems,
 /// sometimes does), and such graphs rarely lay out. A designer can move the hanging rooms to
 /// rooms on the outside, join them to a second room of the group, or let the loops close by
-/// corridors.
+/// corridors. Where the hole would have to hold more cells than any loop round it can
+/// enclose, no layout exists at all: [`crate::layout::proof::hole_proof`] proves it from the
+/// rooms' templates, and `layout::Planner::new` refuses such a level.
 ///
 /// # Complexity
 /// `O(V + E)` to find the groups, then a planarity test per hanging room of each group that

@@ -220,7 +220,10 @@ pub(crate) fn enclosure_groups(adj: &[Vec<(usize, usize)>], links: usize) -> Vec
             continue;
         }
         let local = |v: usize| rooms.binary_search(&v).expect("a member");
-        let mut edges = group_links(rooms, adj, &bridge);
+        let mut edges: Vec<(usize, usize)> = group_links(rooms, adj, &bridge)
+            .into_iter()
+            .map(|(a, b, _)| (a, b))
+            .collect();
         let apex = rooms.len();
         let base = edges.len();
         edges.extend(hanging.iter().map(|&(v, _)| (local(v), apex)));

@@ -272,18 +272,18 @@ pub(crate) fn loop_groups(
 }
 
 /// The links of a group of loops (`rooms`, ascending, as [`loop_groups`] gives them) that are
-/// not bridges, once each, as pairs of indices into `rooms`.
+/// not bridges, once each, as (index into `rooms`, index into `rooms`, link).
 pub(crate) fn group_links(
     rooms: &[usize],
     adj: &[Vec<(usize, usize)>],
     bridge: &[bool],
-) -> Vec<(usize, usize)> {
+) -> Vec<(usize, usize, usize)> {
     let local = |v: usize| rooms.binary_search(&v).expect("a member");
     let mut edges = Vec::new();
     for &v in rooms {
         for &(w, l) in &adj[v] {
             if !bridge[l] && v < w {
-                edges.push((local(v), local(w)));
+                edges.push((local(v), local(w), l));
             }
         }
     }

@@ -322,14 +322,18 @@ impl Planner {
     /// Checks the problem, compiles its templates and computes the configuration spaces its
     /// links may meet.
     pub fn new(problem: LayoutProblem) -> Result<Planner, LayoutError> {
-        let n = problem.rooms.len();
-        if n == 0 {
+        Planner::compiled(problem, true)
+    }
+
+    /// [`Planner::new`], with the hole proof (`prove`) or without.
+    fn compiled(problem: LayoutProblem, prove: bool) -> Result<Planner, LayoutError> {
+        if problem.rooms.is_empty() {
             return Err(LayoutError::NoRooms);
         }
         let set = ShapeSet::compile(&problem.templates)?;
         // Configuration spaces and corridor compounds are computed when the search first
         // meets them: a game that prepares and lays out once pays only for those.
-        Planner::prepare_whole(problem, Arc::new(set))
+        Planner::prepare_whole_as(problem, Arc::new(set), prove)
     }
 
     /// A planner that shares compiled templates and their configuration spaces (see
@@ -361,11 +365,7 @@ impl Planner {
     /// finds may be refused by it). A game has no use for it.
     #[doc(hidden)]
     pub fn new_without_proof(problem: LayoutProblem) -> Result<Planner, LayoutError> {
-        if problem.rooms.is_empty() {
-            return Err(LayoutError::NoRooms);
-        }
-        let set = ShapeSet::compile(&problem.templates)?;
-        Planner::prepare_whole_as(problem, Arc::new(set), false)
+        Planner::compiled(problem, false)
     }
 
     /// [`Planner::prepare_whole`], with the hole proof (`prove`) or without.

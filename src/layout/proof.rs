@@ -261,7 +261,7 @@ pub(crate) fn prove(
     if (0..adj.len()).filter(|&v| hangs(v)).nth(1).is_none() {
         return Ok(None);
     }
-    let (group, members) = groups(adj, &bridge, hangs);
+    let (_, members) = groups(adj, &bridge, hangs);
     // Rooms of each group with a bridge to another group.
     let hanging: Vec<Vec<usize>> = members
         .iter()
@@ -274,7 +274,8 @@ pub(crate) fn prove(
             continue;
         }
         let local = |v: usize| rooms.binary_search(&v).expect("a member");
-        let edges = group_links(rooms, adj, &bridge);
+        let links = group_links(rooms, adj, &bridge);
+        let edges: Vec<(usize, usize)> = links.iter().map(|&(a, b, _)| (a, b)).collect();
         let apex = rooms.len();
         let all_outside = |outside: &[usize]| {
             let mut e = edges.clone();
@@ -321,19 +322,12 @@ pub(crate) fn prove(
         // inside (a face), and what it can enclose.
         let room_len = |v: usize| s.through[v];
         let link_len = |l: usize| corridor_length(problem.links[l].realise);
-        let of = GroupOf {
-            rooms,
-            adj,
-            bridge: &bridge,
-            group: &group,
-            g,
-        };
-        let faces = longest_faces(of, &room_len, &link_len, &mut work);
+        let faces = longest_faces(rooms, &links, &room_len, &link_len, &mut work);
         let (round, exact): (Vec<f64>, bool) = match faces {
             Some(f) if one_block(rooms.len(), &edges) => (f.through, f.exact),
             Some(f) => (vec![f.longest; rooms.len()], f.exact),
             None => {
-                let (l, exact) = longest_cycle(of, room_len, link_len, &mut work);
+                let (l, exact) = longest_cycle(rooms, adj, &bridge, room_len, link_len, &mut work);
                 (vec![l; rooms.len()], exact)
             }
         };
@@ -456,32 +450,6 @@ fn far_sides(adj: &[Vec<(usize, usize)>], bridge: &[bool], cells: &[u64]) -> Vec
     out
 }
 
-/// One group of loops in the problem's graph: its rooms (ascending) and what tells its links
-/// from the rest (bridges, and each room's group).
-#[derive(Clone, Copy)]
-struct GroupOf<'a> {
-    rooms: &'a [usize],
-    adj: &'a [Vec<(usize, usize)>],
-    bridge: &'a [bool],
-    group: &'a [usize],
-    g: usize,
-}
-
-/// The fields of a [`GroupOf`], in order.
-type GroupParts<'a> = (
-    &'a [usize],
-    &'a [Vec<(usize, usize)>],
-    &'a [bool],
-    &'a [usize],
-    usize,
-);
-
-impl<'a> GroupOf<'a> {
-    fn parts(self) -> GroupParts<'a> {
-        (self.rooms, self.adj, self.bridge, self.group, self.g)
-    }
-}
-
 /// The most cycles of a group's cycle space that [`longest_faces`] goes through (`2^k` for `k`
 /// independent cycles): past 16 independent cycles it gives way to [`longest_cycle`].
 const MAX_INDEPENDENT_CYCLES: u32 = 16;
@@ -490,7 +458,8 @@ const MAX_INDEPENDENT_CYCLES: u32 = 16;
 /// some drawing before it settles for the length of the next one as a bound.
 const FACE_TESTS: usize = 4096;
 
-/// The longest cycles of group `g` that are faces of some drawing of the group (each room
+/// The longest cycles of a group of loops (`rooms`, and its links `edges` as
+/// [`group_links`] gives them) that are faces of some drawing of the group (each room
 /// counting `room(v)`, each link `link(l)`): the longest, and the longest through each room;
 /// `None` where the group has more than [`MAX_INDEPENDENT_CYCLES`] independent cycles.
 ///
@@ -506,22 +475,12 @@ const FACE_TESTS: usize = 4096;
 /// [`FACE_TESTS`] tests (or once `work` is spent: `None` if it cannot pay for the sums), the
 /// next candidate's length is the bound for every room not yet on a face found (not exact).
 fn longest_faces(
-    of: GroupOf<'_>,
+    rooms: &[usize],
+    edges: &[(usize, usize, usize)],
     room: &impl Fn(usize) -> f64,
     link: &impl Fn(usize) -> f64,
     work: &mut u64,
 ) -> Option<Faces> {
-    let (rooms, adj, bridge, group, g) = of.parts();
-    let local = |v: usize| rooms.binary_search(&v).expect("a member");
-    // The group's links, once each: (local end, local end, link).
-    let mut edges: Vec<(usize, usize, usize)> = Vec::new();
-    for &v in rooms {
-        for &(w, l) in &adj[v] {
-            if !bridge[l] && group[w] == g && v < w {
-                edges.push((local(v), local(w), l));
-            }
-        }
-    }
     let m = rooms.len();
     let k = (edges.len() + 1).checked_sub(m)?;
     if k == 0 || k > MAX_INDEPENDENT_CYCLES as usize {
@@ -574,8 +533,7 @@ fn longest_faces(
         for (x, y) in sum.iter_mut().zip(&fundamental[flip]) {
             *x ^= y;
         }
-        if let Some(length) =
-            simple_cycle_length(&sum, &edges, &inc, &mut degree, room, rooms, link)
+        if let Some(length) = simple_cycle_length(&sum, edges, &inc, &mut degree, room, rooms, link)
         {
             candidates.push((length, sum.clone()));
         }
@@ -721,24 +679,21 @@ fn simple_cycle_length(
     (walked == count).then_some(length)
 }
 
-/// The longest simple cycle of group `g` (rooms `rooms`), each room counting `room(v)` and
+/// The longest simple cycle of a group of loops (rooms `rooms`), each room counting `room(v)` and
 /// each link `link(l)`, and whether it is exact: a depth-first search from each room over
 /// higher rooms, cut where even every room and link left could not beat the best; past
 /// [`CYCLE_STEPS`] steps (or once `work` is spent), every room and link of the group counted
 /// once instead (`false`).
 fn longest_cycle(
-    of: GroupOf<'_>,
+    rooms: &[usize],
+    adj: &[Vec<(usize, usize)>],
+    bridge: &[bool],
     room: impl Fn(usize) -> f64,
     link: impl Fn(usize) -> f64,
     work: &mut u64,
 ) -> (f64, bool) {
-    let (rooms, adj, bridge, group, g) = of.parts();
-    let inner = |v: usize| {
-        adj[v]
-            .iter()
-            .filter(move |&&(w, l)| !bridge[l] && group[w] == g)
-            .copied()
-    };
+    // A link that is not a bridge stays in the group.
+    let inner = |v: usize| adj[v].iter().filter(move |&&(_, l)| !bridge[l]).copied();
     // Each room's most: itself and its heaviest inner link (a cycle enters by one link and
     // leaves by another, so half of its two is at most the heaviest).
     let most: Vec<f64> = rooms
@@ -770,10 +725,9 @@ fn longest_cycle(
             }
             *work -= 1;
             let (v, via, next, len) = *frame;
-            let neighbours: Vec<(usize, usize)> = inner(v).collect();
-            if let Some(&(w, l)) = neighbours.get(next) {
+            if let Some(&(w, l)) = adj[v].get(next) {
                 frame.2 += 1;
-                if l == via {
+                if bridge[l] || l == via {
                     continue;
                 }
                 let wi = local(w);
@@ -843,20 +797,14 @@ mod tests {
             adj[b].push((a, l));
         }
         let bridge = bridge_flags(&adj, edges.len());
-        let (group, members) = groups(&adj, &bridge, |_| true);
+        let (_, members) = groups(&adj, &bridge, |_| true);
         assert_eq!(members.len(), 1);
-        let of = GroupOf {
-            rooms: &members[0],
-            adj: &adj,
-            bridge: &bridge,
-            group: &group,
-            g: 0,
-        };
-        let (len, exact) = longest_cycle(of, |_| 1.0, |_| 0.0, &mut WORK.clone());
+        let rooms = &members[0];
+        let (len, exact) = longest_cycle(rooms, &adj, &bridge, |_| 1.0, |_| 0.0, &mut WORK.clone());
         assert!(exact);
         assert_eq!(len, 7.0);
         // Weighted by the links instead: each link 1, the longest cycle has 7 links.
-        let (len, _) = longest_cycle(of, |_| 0.0, |_| 1.0, &mut WORK.clone());
+        let (len, _) = longest_cycle(rooms, &adj, &bridge, |_| 0.0, |_| 1.0, &mut WORK.clone());
         assert_eq!(len, 7.0);
         assert!(hole_proof(&p).unwrap().is_none(), "nothing hangs off it");
     }
@@ -1024,13 +972,8 @@ mod tests {
                     continue;
                 }
                 let Some(faces) = longest_faces(
-                    GroupOf {
-                        rooms,
-                        adj: &adj,
-                        bridge: &bridge,
-                        group: &group,
-                        g,
-                    },
+                    rooms,
+                    &group_links(rooms, &adj, &bridge),
                     &|v| sizes.through[v],
                     &|_| 0.0,
                     &mut WORK.clone(),

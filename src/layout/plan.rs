@@ -1,7 +1,8 @@
 //! The planner: the problem prepared once (checked, shapes compiled, spaces computed, rooms
 //! ordered), then searched per seed. Each job has a file of its own: `shapes` (the shape set
 //! and configuration spaces), `order` (the room order), `search` (attempts and backjumping),
-//! `candidates` (exit gluing), `occupancy` (collisions, minimum distance, shut-in tests),
+//! `candidates` (exit gluing), `drawing` (a drawing of a big level that orders candidates),
+//! `occupancy` (collisions, minimum distance, shut-in tests),
 //! `finish` (a search's result as a layout), `parts` (big levels cut into parts at bridges),
 //! `turns` (a part's layout turned whole), `assemble` (the parts fitted together), `anneal` (the
 //! fallback), `ears` (which run of rooms closes round what is placed).
@@ -26,6 +27,7 @@ use crate::seed;
 mod anneal;
 mod assemble;
 mod candidates;
+mod drawing;
 mod ears;
 mod finish;
 mod occupancy;
@@ -202,6 +204,12 @@ pub struct Planner {
     /// An experiment (issue 22, [`Planner::with_rotation`]): per room, its neighbours in the
     /// cyclic order a planar drawing puts them round it; candidates that break it are dropped.
     rotation: Option<Arc<Vec<Vec<usize>>>>,
+    /// Whether this is a big level or a part of one, which the search may guide by a drawing
+    /// (see `drawing`).
+    guided: bool,
+    /// The drawing of the level the search places rooms by (see `drawing`), made when first
+    /// asked for.
+    drawing: std::sync::OnceLock<Vec<Point>>,
 }
 
 /// Rooms from which a level counts as big (see `Planner::big`).
@@ -575,6 +583,8 @@ impl Planner {
             weights: None,
             enclosed: std::sync::OnceLock::new(),
             rotation: None,
+            guided: n >= BIG,
+            drawing: std::sync::OnceLock::new(),
         };
         planner.span = planner
             .set

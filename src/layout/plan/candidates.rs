@@ -137,6 +137,12 @@ impl Planner {
         if self.rotation.is_some() {
             out.retain(|c| self.keeps_rotation(st, step.room, c));
         }
+        if self.drawn() {
+            // Nearest first to the drawing, whatever the targets: the drawing keeps loops'
+            // ends together better than the targets' reach does.
+            self.sort_by_drawing(rng, st, step.room, &mut out);
+            return out;
+        }
         if step.targets.is_empty() {
             return out;
         }

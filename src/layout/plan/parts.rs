@@ -55,6 +55,7 @@ impl Part {
         sub.rooms.truncate(self.rooms.len());
         sub.links.truncate(own_links);
         let mut planner = Planner::prepare(sub, self.planner.set.clone()).ok()?;
+        planner.guided = self.planner.guided;
         planner.build_compounds();
         if let Some(rot) = &self.planner.rotation {
             let n = self.rooms.len();
@@ -267,6 +268,8 @@ impl Planner {
             let mut weights = vec![1usize; rooms.len()];
             weights.extend(stand_in_weights);
             planner.weights = Some(Arc::new(weights));
+            // A part of a big level is guided as the level is, however small.
+            planner.guided = self.guided;
             planner.order().ok()?;
             planner.build_compounds();
             if let Some(rot) = &self.rotation {

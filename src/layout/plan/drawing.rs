@@ -1,0 +1,296 @@
+//! A drawing of the level to place rooms by (issue 22).
+//!
+//! On a big level whose links are all contacts, the room-by-room search goes wrong by choosing
+//! each room's position locally: a long loop's two ends drift apart, or a loop closes round
+//! too little room for what it must hold, and the search only finds out many steps later.
+//! Ordering each room's candidate positions by a drawing of the whole level computed before
+//! the search (nearest first to where the drawing puts the room, relative to its placed
+//! neighbours) keeps the layout close to one consistent picture.
+//!
+//! The drawing is a stress-majorisation drawing (Gansner, Koren and North 2004) of the room
+//! graph: every pair of rooms is pulled towards the distance of the shortest walk between
+//! them, each link as long as the mean side of its two rooms' shapes. It starts from a few
+//! seeded random positions and keeps the drawing with the fewest crossing links (stopping at
+//! the first with none): measured on the blocks of graphs read off a placement of rooms, a
+//! crossing-free drawing lets the search lay a block out on most attempts, one with crossings
+//! on almost none (see `docs/layout-at-scale.md`).
+
+use super::Planner;
+use crate::layout::geom::Point;
+use crate::seed;
+use ordered_float::OrderedFloat;
+use rand::Rng;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Rooms up to which a level (or a part of one) is drawn: the drawing takes time and memory
+/// quadratic in the rooms (about 0.1 s per start at 300 rooms, 1.3 s at 1000).
+pub(super) const MAX_DRAWN: usize = 400;
+
+/// Random starts of the drawing at most.
+const STARTS: u64 = 8;
+
+/// Rounds of stress majorisation at most per start (it stops sooner once no room moves).
+const ROUNDS: usize = 300;
+
+/// A random draw of up to this many half-cells added to each candidate's distance from where
+/// the drawing puts its room, so that attempts differ.
+const JITTER: u64 = 4;
+
+impl Planner {
+    /// Whether the search orders candidates by a drawing: a big level (or a part of one) of
+    /// at most [`MAX_DRAWN`] rooms whose links are all contacts. (A link that may become a
+    /// corridor has no length a drawing could know.)
+    pub(super) fn drawn(&self) -> bool {
+        let p = &self.problem;
+        self.guided
+            && p.rooms.len() <= MAX_DRAWN
+            && p.links
+                .iter()
+                .all(|l| matches!(l.realise, crate::layout::Realise::Contact))
+            && p.rooms.iter().all(|r| !r.corridor)
+    }
+
+    /// The drawing, one point per room in doubled cells (like `Rect::centre2`), made the
+    /// first time it is asked for.
+    fn drawing(&self) -> &[Point] {
+        self.drawing.get_or_init(|| {
+            let (points, _) = draw(&self.adj, &self.room_sizes());
+            points
+        })
+    }
+
+    /// Per room: the mean side of the shapes it may take.
+    fn room_sizes(&self) -> Vec<f64> {
+        self.room_shapes
+            .iter()
+            .map(|s| {
+                let sum: f64 = s
+                    .iter()
+                    .map(|&(k, _)| {
+                        let m = &self.set.shapes[k as usize].mask;
+                        f64::from(m.width + m.height) / 2.0
+                    })
+                    .sum();
+                if s.is_empty() {
+                    1.0
+                } else {
+                    sum / s.len() as f64
+                }
+            })
+            .collect()
+    }
+
+    /// Sorts `cands` for `room` nearest first to where the drawing puts it: the mean over its
+    /// placed neighbours of their centre plus the drawing's offset from them to `room`, each
+    /// distance (Manhattan, between doubled box centres) plus a random draw below [`JITTER`].
+    /// Leaves `cands` as they are if no neighbour is placed.
+    pub(super) fn sort_by_drawing<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        st: &super::State,
+        room: usize,
+        cands: &mut Vec<super::Cand>,
+    ) {
+        let g = self.drawing();
+        let (mut sx, mut sy, mut k) = (0i64, 0i64, 0i64);
+        for &(q, _) in &self.adj[room] {
+            if let Some((qs, qp)) = st.placed[q] {
+                let c = self.rect_of(qs, qp).centre2();
+                sx += i64::from(c.x + g[room].x - g[q].x);
+                sy += i64::from(c.y + g[room].y - g[q].y);
+                k += 1;
+            }
+        }
+        if k == 0 {
+            return;
+        }
+        let (wx, wy) = (sx / k, sy / k);
+        let mut keyed: Vec<(i64, super::Cand)> = cands
+            .iter()
+            .map(|c| {
+                let p = self.rect_of(c.shape, c.pos).centre2();
+                let d = (i64::from(p.x) - wx).abs() + (i64::from(p.y) - wy).abs();
+                (d + seed::below(rng, JITTER) as i64, *c)
+            })
+            .collect();
+        keyed.sort_by_key(|k| k.0);
+        cands.clear();
+        cands.extend(keyed.into_iter().map(|k| k.1));
+    }
+}
+
+/// A drawing of the graph `adj` (per room, its neighbours and links) with each link as long
+/// as the mean of its rooms' `size`s: the points in doubled cells, and how many pairs of
+/// links cross in it.
+pub(crate) fn draw(adj: &[Vec<(usize, usize)>], size: &[f64]) -> (Vec<Point>, usize) {
+    let n = adj.len();
+    let d = walk_lengths(adj, size);
+    let mut links = Vec::new();
+    for (u, nbs) in adj.iter().enumerate() {
+        links.extend(nbs.iter().filter(|&&(v, _)| u < v).map(|&(v, _)| (u, v)));
+    }
+    let mut best: Option<(usize, Vec<(f64, f64)>)> = None;
+    for start in 0..STARTS {
+        let x = stress(n, &d, start);
+        let c = crossings(&links, &x);
+        if best.as_ref().is_none_or(|b| c < b.0) {
+            best = Some((c, x));
+        }
+        if c == 0 {
+            break;
+        }
+    }
+    let (c, x) = best.unwrap_or_default();
+    let points = x
+        .iter()
+        .map(|&(a, b)| Point::new((2.0 * a).round() as i32, (2.0 * b).round() as i32))
+        .collect();
+    (points, c)
+}
+
+/// Shortest walk lengths between all pairs of rooms (`n * n`, row by row; infinite where no
+/// walk joins them), each link `(size[u] + size[v]) / 2` long.
+fn walk_lengths(adj: &[Vec<(usize, usize)>], size: &[f64]) -> Vec<f64> {
+    let n = adj.len();
+    let mut d = vec![f64::INFINITY; n * n];
+    for s in 0..n {
+        let row = &mut d[s * n..(s + 1) * n];
+        row[s] = 0.0;
+        let mut heap = BinaryHeap::from([(Reverse(OrderedFloat(0.0)), s)]);
+        while let Some((Reverse(OrderedFloat(du)), u)) = heap.pop() {
+            if du > row[u] {
+                continue;
+            }
+            for &(v, _) in &adj[u] {
+                let nd = du + (size[u] + size[v]) / 2.0;
+                if nd < row[v] {
+                    row[v] = nd;
+                    heap.push((Reverse(OrderedFloat(nd)), v));
+                }
+            }
+        }
+    }
+    d
+}
+
+/// Stress majorisation from seeded random positions (start `start`): each round moves every
+/// room in turn to the weighted mean of where each other room would put it (weights
+/// `1 / d²`), until no room moves by a hundredth of a cell or [`ROUNDS`] rounds are done.
+fn stress(n: usize, d: &[f64], start: u64) -> Vec<(f64, f64)> {
+    let mut rng = seed::stream(start, "drawing");
+    let spread = (n as f64).sqrt() * 10.0;
+    let mut x: Vec<(f64, f64)> = (0..n)
+        .map(|_| {
+            let a = (seed::unit(&mut rng) - 0.5) * spread;
+            (a, (seed::unit(&mut rng) - 0.5) * spread)
+        })
+        .collect();
+    for _ in 0..ROUNDS {
+        let mut moved: f64 = 0.0;
+        for i in 0..n {
+            let (mut sx, mut sy, mut sw) = (0.0, 0.0, 0.0);
+            for (j, &dij) in d[i * n..(i + 1) * n].iter().enumerate() {
+                if i == j || !dij.is_finite() {
+                    continue;
+                }
+                let w = 1.0 / (dij * dij);
+                let (ex, ey) = (x[i].0 - x[j].0, x[i].1 - x[j].1);
+                let e = (ex * ex + ey * ey).sqrt().max(1e-6);
+                sx += w * (x[j].0 + dij * ex / e);
+                sy += w * (x[j].1 + dij * ey / e);
+                sw += w;
+            }
+            if sw > 0.0 {
+                let to = (sx / sw, sy / sw);
+                moved = moved.max((to.0 - x[i].0).abs() + (to.1 - x[i].1).abs());
+                x[i] = to;
+            }
+        }
+        if moved < 0.01 {
+            break;
+        }
+    }
+    x
+}
+
+/// Pairs of `links` with no room in common whose segments cross properly in drawing `x`.
+fn crossings(links: &[(usize, usize)], x: &[(f64, f64)]) -> usize {
+    let side = |a: (f64, f64), b: (f64, f64), p: (f64, f64)| {
+        (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+    };
+    let mut c = 0;
+    for (i, &(a, b)) in links.iter().enumerate() {
+        for &(p, q) in &links[i + 1..] {
+            if a == p || a == q || b == p || b == q {
+                continue;
+            }
+            let (xa, xb, xp, xq) = (x[a], x[b], x[p], x[q]);
+            if side(xa, xb, xp) * side(xa, xb, xq) < 0.0
+                && side(xp, xq, xa) * side(xp, xq, xb) < 0.0
+            {
+                c += 1;
+            }
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Adjacency lists of `n` rooms and `links` (link ids in order).
+    fn adjacency(n: usize, links: &[(usize, usize)]) -> Vec<Vec<(usize, usize)>> {
+        let mut adj = vec![Vec::new(); n];
+        for (l, &(a, b)) in links.iter().enumerate() {
+            adj[a].push((b, l));
+            adj[b].push((a, l));
+        }
+        adj
+    }
+
+    #[test]
+    fn crossings_count_pairs_of_links_that_cross() {
+        // A square with both diagonals: the diagonals cross once; sides meeting at a corner
+        // do not count.
+        let x = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        let sides = [(0, 1), (1, 2), (2, 3), (3, 0)];
+        assert_eq!(crossings(&sides, &x), 0);
+        let all = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3)];
+        assert_eq!(crossings(&all, &x), 1);
+        // A bow tie (the corners taken in the wrong order): its two diagonals cross.
+        assert_eq!(crossings(&[(0, 2), (2, 1), (1, 3), (3, 0)], &x), 1);
+        // Links that only touch end to end, or lie apart, do not.
+        let far = [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (5.0, 5.0)];
+        assert_eq!(crossings(&[(0, 1), (1, 2), (2, 3)], &far), 0);
+    }
+
+    #[test]
+    fn a_loop_is_drawn_round_without_crossings_and_with_links_room_sized() {
+        let n = 16;
+        let links: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
+        let (points, crossed) = draw(&adjacency(n, &links), &vec![6.0; n]);
+        assert_eq!(crossed, 0);
+        // Each link about one room long (6 cells, 12 half-cells), give or take a third.
+        for &(a, b) in &links {
+            let (p, q) = (points[a], points[b]);
+            let len = f64::from((p.x - q.x).pow(2) + (p.y - q.y).pow(2)).sqrt();
+            assert!((8.0..16.0).contains(&len), "link {a}-{b}: {len} half-cells");
+        }
+        // The same graph, the same drawing.
+        assert_eq!(draw(&adjacency(n, &links), &vec![6.0; n]).0, points);
+    }
+
+    #[test]
+    fn a_disconnected_graph_is_drawn_without_endless_distances() {
+        // Two separate links: no walk joins the pairs, and nothing becomes NaN.
+        let (points, _) = draw(&adjacency(4, &[(0, 1), (2, 3)]), &[5.0; 4]);
+        assert_eq!(points.len(), 4);
+        assert!(
+            points
+                .iter()
+                .all(|p| p.x.abs() < 10_000 && p.y.abs() < 10_000)
+        );
+    }
+}

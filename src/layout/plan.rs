@@ -204,8 +204,8 @@ pub struct Planner {
     /// An experiment (issue 22, [`Planner::with_rotation`]): per room, its neighbours in the
     /// cyclic order a planar drawing puts them round it; candidates that break it are dropped.
     rotation: Option<Arc<Vec<Vec<usize>>>>,
-    /// Whether this is a big level or a part of one, which the search may guide by a drawing
-    /// (see `drawing`).
+    /// Whether this is a big level whose links are all contacts, or a part of one: the search
+    /// orders candidates by a drawing (see `drawing`).
     guided: bool,
     /// The drawing of the level the search places rooms by (see `drawing`), made when first
     /// asked for.
@@ -563,6 +563,12 @@ impl Planner {
                 class,
             });
         }
+        let guided = n >= BIG
+            && problem
+                .links
+                .iter()
+                .all(|l| matches!(l.realise, Realise::Contact))
+            && problem.rooms.iter().all(|r| !r.corridor);
         let mut planner = Planner {
             problem,
             set,
@@ -583,7 +589,7 @@ impl Planner {
             weights: None,
             enclosed: std::sync::OnceLock::new(),
             rotation: None,
-            guided: n >= BIG,
+            guided,
             drawing: std::sync::OnceLock::new(),
         };
         planner.span = planner

@@ -1204,6 +1204,16 @@ mod placed_rooms {
                 .layout(seed)
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             planner.check(&layout).unwrap();
+            // The drawing is made afresh by a new planner: the same layout, byte for byte.
+            let again = Planner::new(problem(&placed))
+                .unwrap()
+                .layout(seed)
+                .unwrap();
+            assert_eq!(
+                serde_json::to_string(&again).unwrap(),
+                serde_json::to_string(&layout).unwrap(),
+                "seed {seed}"
+            );
         }
     }
 

@@ -253,15 +253,7 @@ pub(crate) fn enclosure_groups(adj: &[Vec<(usize, usize)>], links: usize) -> Vec
 #[cfg(test)]
 mod tests {
     use super::enclosure_groups;
-
-    fn adjacency(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<(usize, usize)>> {
-        let mut adj = vec![Vec::new(); n];
-        for (l, &(a, b)) in edges.iter().enumerate() {
-            adj[a].push((b, l));
-            adj[b].push((a, l));
-        }
-        adj
-    }
+    use crate::graph::adjacency_of as adjacency;
 
     /// A ring with a room hanging off every room: all can be outside, nothing is reported.
     #[test]

@@ -33,6 +33,8 @@ pub use level::{
 };
 pub use planar::is_planar;
 pub(crate) use planar::planar_edges;
+#[cfg(test)]
+pub(crate) use query::adjacency_of;
 pub(crate) use query::{bridge_flags, group_links, loop_groups};
 pub use query::{
     bridges, component_count, cycle_rank, dead_ends, distances_from, has_cycle, links_on_cycles,

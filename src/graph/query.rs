@@ -190,6 +190,18 @@ pub fn bridges(graph: &LevelGraph) -> Vec<LinkId> {
     out
 }
 
+/// Adjacency lists of (neighbour, link index) for `n` rooms joined by `links` (link `l` is
+/// `links[l]`), as [`bridge_flags`] and the layout's helpers take them (for tests).
+#[cfg(test)]
+pub(crate) fn adjacency_of(n: usize, links: &[(usize, usize)]) -> Vec<Vec<(usize, usize)>> {
+    let mut adj = vec![Vec::new(); n];
+    for (l, &(a, b)) in links.iter().enumerate() {
+        adj[a].push((b, l));
+        adj[b].push((a, l));
+    }
+    adj
+}
+
 /// Which links are bridges, for a graph given as adjacency lists of (neighbour, link index)
 /// over `links` links: iterative depth-first search with low links (of two parallel links,
 /// neither is a bridge).

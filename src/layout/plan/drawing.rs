@@ -119,7 +119,7 @@ impl Planner {
 /// A drawing of the graph `adj` (per room, its neighbours and links) with each link as long
 /// as the mean of its rooms' `size`s: the points in doubled cells, and how many pairs of
 /// links cross in it.
-pub(crate) fn draw(adj: &[Vec<(usize, usize)>], size: &[f64]) -> (Vec<Point>, usize) {
+fn draw(adj: &[Vec<(usize, usize)>], size: &[f64]) -> (Vec<Point>, usize) {
     let n = adj.len();
     let d = walk_lengths(adj, size);
     let mut links = Vec::new();
@@ -235,16 +235,7 @@ fn crossings(links: &[(usize, usize)], x: &[(f64, f64)]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Adjacency lists of `n` rooms and `links` (link ids in order).
-    fn adjacency(n: usize, links: &[(usize, usize)]) -> Vec<Vec<(usize, usize)>> {
-        let mut adj = vec![Vec::new(); n];
-        for (l, &(a, b)) in links.iter().enumerate() {
-            adj[a].push((b, l));
-            adj[b].push((a, l));
-        }
-        adj
-    }
+    use crate::graph::adjacency_of as adjacency;
 
     #[test]
     fn crossings_count_pairs_of_links_that_cross() {

@@ -1217,6 +1217,17 @@ mod placed_rooms {
         }
     }
 
+    /// A graph of this family (the scale probe's seed 23, 300 rooms) on which every start of
+    /// the whole level's drawing crossed links, and whose layout failed until crossing links
+    /// were untangled (issue 22): it lays out, and passes the independent check.
+    #[test]
+    fn a_graph_whose_drawing_is_untangled_lays_out() {
+        let placed = placed_rooms_graph(300, 30, &mut levelplan::seed::stream(23, "placed rooms"));
+        let planner = Planner::new(problem(&placed)).unwrap();
+        let layout = planner.layout(23).unwrap_or_else(|e| panic!("{e}"));
+        planner.check(&layout).unwrap();
+    }
+
     #[test]
     fn an_order_given_is_followed_or_refused() {
         let placed = placed_rooms_graph(20, 2, &mut levelplan::seed::stream(4, "placed"));

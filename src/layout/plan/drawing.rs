@@ -13,7 +13,11 @@
 //! seeded random positions and keeps the drawing with the fewest crossing links (stopping at
 //! the first with none): measured on the blocks of graphs read off a placement of rooms, a
 //! crossing-free drawing lets the search lay a block out on most attempts, one with crossings
-//! on almost none (see `docs/layout-at-scale.md`).
+//! on almost none (see `docs/layout-at-scale.md`). Where every start crosses, the best one is
+//! untangled: for a crossing pair of links, the rooms nearer (by walk) to one end of one link
+//! than to both ends of the other are reflected across the other's line and the drawing is
+//! refined, kept where fewer links cross (graphs read off a placement, 300 rooms, seeds 0 to
+//! 29: 29 laid out instead of 26).
 
 use super::Planner;
 use crate::layout::geom::Point;
@@ -137,7 +141,10 @@ fn draw(adj: &[Vec<(usize, usize)>], size: &[f64]) -> (Vec<Point>, usize) {
             break;
         }
     }
-    let (c, x) = best.unwrap_or_default();
+    let (mut c, mut x) = best.unwrap_or_default();
+    if c > 0 {
+        (c, x) = untangle(&d, &links, x, c);
+    }
     let points = x
         .iter()
         .map(|&(a, b)| Point::new((2.0 * a).round() as i32, (2.0 * b).round() as i32))
@@ -182,7 +189,101 @@ fn stress(n: usize, d: &[f64], start: u64) -> Vec<(f64, f64)> {
             (a, (seed::unit(&mut rng) - 0.5) * spread)
         })
         .collect();
-    for _ in 0..ROUNDS {
+    refine(n, d, &mut x, ROUNDS);
+    x
+}
+
+/// Repairs tried in all at most (each a reflection and a refinement of the whole drawing,
+/// up to [`ROUNDS`] rounds: at 300 rooms up to about a second in all, spent only where every
+/// start crossed).
+const REPAIRS: usize = 48;
+
+/// Takes crossings out of drawing `x` (with `c` crossing pairs of `links`, `d` the walk
+/// lengths): for the first crossing pair not tried yet, each end of each link in turn takes
+/// the rooms nearer (by walk) to it than to both ends of the other link, which are reflected
+/// across the other link's line, and the drawing is refined; the first such drawing that
+/// crosses less is kept and the next pair looked at. Stops with no crossing left, every pair
+/// tried or [`REPAIRS`] repairs made. Returns the crossings and the drawing, which never
+/// crosses more than `x`.
+fn untangle(
+    d: &[f64],
+    links: &[(usize, usize)],
+    mut x: Vec<(f64, f64)>,
+    mut c: usize,
+) -> (usize, Vec<(f64, f64)>) {
+    let n = x.len();
+    let mut tried = 0;
+    // Pairs looked at already (each only once, so that the repairs end).
+    let mut tabu: std::collections::HashSet<(usize, usize, usize, usize)> =
+        std::collections::HashSet::new();
+    'outer: while c > 0 && tried < REPAIRS {
+        let Some(pair) = crossing_pairs(links, &x)
+            .into_iter()
+            .find(|p| !tabu.contains(p))
+        else {
+            break;
+        };
+        tabu.insert(pair);
+        let (a, b, p, q) = pair;
+        for &(r, (u, v)) in &[(a, (p, q)), (b, (p, q)), (p, (a, b)), (q, (a, b))] {
+            if tried >= REPAIRS {
+                break;
+            }
+            tried += 1;
+            let group: Vec<usize> = (0..n)
+                .filter(|&w| {
+                    let dr = d[r * n + w];
+                    dr < d[u * n + w] && dr < d[v * n + w]
+                })
+                .collect();
+            let mut y = x.clone();
+            let (ox, oy) = x[u];
+            let (lx, ly) = (x[v].0 - ox, x[v].1 - oy);
+            let len2 = (lx * lx + ly * ly).max(1e-9);
+            for &w in &group {
+                let (px, py) = (x[w].0 - ox, x[w].1 - oy);
+                let t = (px * lx + py * ly) / len2;
+                let (fx, fy) = (t * lx, t * ly);
+                y[w] = (ox + 2.0 * fx - px, oy + 2.0 * fy - py);
+            }
+            refine(n, d, &mut y, ROUNDS);
+            let cy = crossings(links, &y);
+            if cy < c {
+                x = y;
+                c = cy;
+                continue 'outer;
+            }
+        }
+    }
+    (c, x)
+}
+
+/// The crossing pairs of links of [`crossings`], each as `(a, b, p, q)`.
+fn crossing_pairs(links: &[(usize, usize)], x: &[(f64, f64)]) -> Vec<(usize, usize, usize, usize)> {
+    let side = |a: (f64, f64), b: (f64, f64), p: (f64, f64)| {
+        (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+    };
+    let mut out = Vec::new();
+    for (i, &(a, b)) in links.iter().enumerate() {
+        for &(p, q) in &links[i + 1..] {
+            if a == p || a == q || b == p || b == q {
+                continue;
+            }
+            let (xa, xb, xp, xq) = (x[a], x[b], x[p], x[q]);
+            if side(xa, xb, xp) * side(xa, xb, xq) < 0.0
+                && side(xp, xq, xa) * side(xp, xq, xb) < 0.0
+            {
+                out.push((a, b, p, q));
+            }
+        }
+    }
+    out
+}
+
+/// Rounds of stress majorisation on `x`, at most `rounds`, until no room moves by a
+/// hundredth of a cell.
+fn refine(n: usize, d: &[f64], x: &mut [(f64, f64)], rounds: usize) {
+    for _ in 0..rounds {
         let mut moved: f64 = 0.0;
         for i in 0..n {
             let (mut sx, mut sy, mut sw) = (0.0, 0.0, 0.0);
@@ -207,29 +308,11 @@ fn stress(n: usize, d: &[f64], start: u64) -> Vec<(f64, f64)> {
             break;
         }
     }
-    x
 }
 
 /// Pairs of `links` with no room in common whose segments cross properly in drawing `x`.
 fn crossings(links: &[(usize, usize)], x: &[(f64, f64)]) -> usize {
-    let side = |a: (f64, f64), b: (f64, f64), p: (f64, f64)| {
-        (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
-    };
-    let mut c = 0;
-    for (i, &(a, b)) in links.iter().enumerate() {
-        for &(p, q) in &links[i + 1..] {
-            if a == p || a == q || b == p || b == q {
-                continue;
-            }
-            let (xa, xb, xp, xq) = (x[a], x[b], x[p], x[q]);
-            if side(xa, xb, xp) * side(xa, xb, xq) < 0.0
-                && side(xp, xq, xa) * side(xp, xq, xb) < 0.0
-            {
-                c += 1;
-            }
-        }
-    }
-    c
+    crossing_pairs(links, x).len()
 }
 
 #[cfg(test)]
@@ -267,6 +350,64 @@ mod tests {
         }
         // The same graph, the same drawing.
         assert_eq!(draw(&adjacency(n, &links), &vec![6.0; n]).0, points);
+    }
+
+    #[test]
+    fn untangling_never_crosses_more_and_counts_what_it_leaves() {
+        // A 6 x 6 grid of rooms (planar) from raw random positions, refined only a little,
+        // so that links cross: each untangled drawing crosses no more than its start, and
+        // the count it gives is the drawing's.
+        let side = 6;
+        let n = side * side;
+        let mut links = Vec::new();
+        for r in 0..side {
+            for c in 0..side {
+                let v = r * side + c;
+                if c + 1 < side {
+                    links.push((v, v + 1));
+                }
+                if r + 1 < side {
+                    links.push((v, v + side));
+                }
+            }
+        }
+        let d = walk_lengths(&adjacency(n, &links), &vec![6.0; n]);
+        let mut improved = 0;
+        for start in 0..12 {
+            let mut rng = seed::stream(start, "untangle test");
+            let mut x: Vec<(f64, f64)> = (0..n)
+                .map(|_| (seed::unit(&mut rng) * 60.0, seed::unit(&mut rng) * 60.0))
+                .collect();
+            refine(n, &d, &mut x, 2);
+            let before = crossings(&links, &x);
+            let (after, y) = untangle(&d, &links, x, before);
+            assert_eq!(after, crossings(&links, &y), "start {start}");
+            assert!(after <= before, "start {start}: {before} -> {after}");
+            improved += usize::from(after < before);
+        }
+        // It does take crossings out, not only leave drawings be.
+        assert!(improved > 0);
+    }
+
+    #[test]
+    fn a_loop_folded_over_itself_is_untangled() {
+        // An octagon with two corners swapped is drawn as a bow tie; untangling it leaves
+        // no crossing.
+        let n = 8;
+        let links: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
+        let d = walk_lengths(&adjacency(n, &links), &vec![6.0; n]);
+        let mut x: Vec<(f64, f64)> = (0..n)
+            .map(|i| {
+                let a = i as f64 * std::f64::consts::TAU / n as f64;
+                (20.0 * a.cos(), 20.0 * a.sin())
+            })
+            .collect();
+        x.swap(1, 5);
+        let before = crossings(&links, &x);
+        assert!(before > 0);
+        let (after, y) = untangle(&d, &links, x, before);
+        assert_eq!(after, 0);
+        assert_eq!(crossings(&links, &y), 0);
     }
 
     #[test]

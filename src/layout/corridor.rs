@@ -62,7 +62,33 @@ fn closest_pairs(
         let s = f.step();
         (to.x - c.x) * s.x + (to.y - c.y) * s.y < 0
     };
-    for &(i, ca) in ea {
+    // Each of `ea`'s cells is at least its distance from the box round `eb`'s cells from any
+    // of them: taken nearest the box first, the cells left once that bound passes the last
+    // pair kept (or `hi`) cannot give a pair that is kept. (The pairs kept are the first of
+    // all in range by their whole tuple, whatever order they are met in.)
+    let Some((bmin, bmax)) = eb
+        .iter()
+        .map(|&(_, c)| (c, c))
+        .reduce(|(a, b), (c, d)| (a.min_each(c), b.max_each(d)))
+    else {
+        return pairs;
+    };
+    let bound = |c: Point| {
+        let dx = (bmin.x - c.x).max(c.x - bmax.x).max(0);
+        let dy = (bmin.y - c.y).max(c.y - bmax.y).max(0);
+        (dx + dy) as u32 + 1
+    };
+    let mut nearest: Vec<(u32, usize)> = ea
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, c))| (bound(c), k))
+        .collect();
+    nearest.sort_unstable();
+    for (least, k) in nearest {
+        if least > hi || (pairs.len() == TRIED && least > pairs[TRIED - 1].0) {
+            break;
+        }
+        let (i, ca) = ea[k];
         for &(j, cb) in eb {
             let m = ca.manhattan(cb) + 1;
             if m < lo || m > hi || (pairs.len() == TRIED && m > pairs[TRIED - 1].0) {
@@ -427,15 +453,19 @@ mod tests {
         for _ in 0..2000 {
             let (na, nb) = (below(40), below(40));
             let (lo, hi) = (below(8) as u32, 4 + below(30) as u32);
-            let mut doors = |n: i32| -> Vec<(usize, Point, Dir)> {
+            // The second room's doors as often beside the first's as apart from them (up
+            // to 30 cells off), so that the pairs of far cells are cut short too.
+            let (ox, oy) = (below(61) - 30, below(61) - 30);
+            let apart = if below(2) == 0 { (ox, oy) } else { (0, 0) };
+            let mut doors = |n: i32, (ox, oy): (i32, i32)| -> Vec<(usize, Point, Dir)> {
                 (0..n)
                     .map(|k| {
-                        let c = Point::new(below(20) - 10, below(20) - 10);
+                        let c = Point::new(below(20) - 10 + ox, below(20) - 10 + oy);
                         (k as usize, c, Dir::ALL[below(4) as usize])
                     })
                     .collect()
             };
-            let (da, db) = (doors(na), doors(nb));
+            let (da, db) = (doors(na, (0, 0)), doors(nb, apart));
             let ea: Vec<(usize, Point)> = da.iter().map(|&(i, c, _)| (i, c)).collect();
             let eb: Vec<(usize, Point)> = db.iter().map(|&(i, c, _)| (i, c)).collect();
             let got = closest_pairs(&ea, &eb, |i| da[i].2, |j| db[j].2, (lo, hi));

@@ -9,7 +9,8 @@
 //! (read off a placement), `chain` (chains of loops, contact bridges) or `chain-corridors`
 //! (every link contact or corridor); SIZE is the rooms (the loops, for chains; the others
 //! take a tenth of the rooms as loops, and 4 at 30 rooms, as the benchmark does). With
-//! `DUMP=1` set, each problem's rooms and links are printed before it is laid out.
+//! `DUMP=1` set, each problem's rooms and links are printed before it is laid out; with
+//! `LONG=1`, a failure's whole message (else its first 160 characters).
 
 use levelplan::LinkRole;
 use levelplan::graph::LevelGraph;
@@ -135,7 +136,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Err(e) => {
                 let e = e.to_string();
-                let short: String = e.chars().take(160).collect();
+                let short: String = e
+                    .chars()
+                    .take(std::env::var("LONG").map_or(160, |_| 4000))
+                    .collect();
                 println!("seed {s}: {rooms} rooms, FAILED in {secs:.3} s: {short}");
             }
         }

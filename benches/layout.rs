@@ -4,16 +4,17 @@
 //! Edgar inputs are prepared once (templates compiled, configuration spaces computed) and then
 //! laid out with a new seed per iteration, as a game would; preparation is benchmarked apart.
 
-use levelplan::graph::random::{
-    local_loops_graph, local_loops_graph_without_holes, loop_chain_graph, placed_rooms_graph,
-};
-use levelplan::graph::{LevelGraph, enclosures};
+#[path = "common/scale.rs"]
+mod scale;
+
+use levelplan::Flow;
+use levelplan::graph::enclosures;
 use levelplan::layout::edgar::EdgarLevel;
-use levelplan::layout::{
-    LayoutError, LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
-};
+use levelplan::layout::{LayoutError, LayoutProblem, Planner};
 use levelplan::recipes::gungeon::{Generator, GungeonParams};
-use levelplan::{Flow, LinkRole};
+use scale::{
+    all_corridors, chain_problem, open_problem, placed_problem, scale_graph, scale_problem,
+};
 
 fn main() {
     // The success rates take minutes; a run filtered to some benchmarks
@@ -271,93 +272,11 @@ fn gungeon_level(bencher: divan::Bencher, flow: &str) {
     });
 }
 
-/// A generated level-like graph (`graph::random::local_loops_graph`): rooms with more than
-/// three links are 16 x 16 halls, the rest small rooms; tree links are contact, loop links
-/// contact or corridor.
-pub fn scale_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
-    graph_problem(&scale_graph(rooms, loops, seed))
-}
-
-/// The graph of [`scale_problem`].
-fn scale_graph(rooms: usize, loops: usize, seed: u64) -> LevelGraph {
-    local_loops_graph(
-        rooms,
-        loops,
-        &mut levelplan::seed::stream(seed, "scale graph"),
-    )
-}
-
-/// A level-like graph that needs no hole (`graph::random::local_loops_graph_without_holes`),
-/// rooms and links as in [`scale_problem`].
-pub fn open_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
-    graph_problem(&local_loops_graph_without_holes(
-        rooms,
-        loops,
-        &mut levelplan::seed::stream(seed, "scale graph"),
-    ))
-}
-
-/// A chain of separate loops (`graph::random::loop_chain_graph`), rooms and links as in
-/// [`scale_problem`].
-pub fn chain_problem(loops: usize, seed: u64) -> LayoutProblem {
-    let g = loop_chain_graph(loops, &mut levelplan::seed::stream(seed, "chain graph"));
-    graph_problem(&g)
-}
-
-/// `problem` with every link allowed a corridor of 4 to 30 cells where it does not touch.
-fn all_corridors(mut problem: LayoutProblem) -> LayoutProblem {
-    for link in &mut problem.links {
-        link.realise = Realise::ContactOrPath { min: 4, max: 30 };
-    }
-    problem
-}
-
-/// A graph read off a placement of Edgar's five basic shapes
-/// (`graph::random::placed_rooms_graph`), every room free to take any of them, every link a
-/// contact: a layout exists by construction.
-pub fn placed_problem(rooms: usize, loops: usize, seed: u64) -> LayoutProblem {
-    let placed = placed_rooms_graph(
-        rooms,
-        loops,
-        &mut levelplan::seed::stream(seed, "placed rooms"),
-    );
-    let mut p = LayoutProblem::of_placed_rooms(&placed);
-    p.budget.retry = RetryPolicy::Attempts(20);
-    p
-}
-
 /// Time per call (success, or failure after 20 attempts) on graphs with a contact layout by
 /// construction, one graph per size.
 #[divan::bench(args = [100, 300], sample_count = 5, sample_size = 1)]
 fn scale_placed(bencher: divan::Bencher, rooms: usize) {
     time_seeds(bencher, placed_problem(rooms, rooms / 10, 3));
-}
-
-fn graph_problem(g: &LevelGraph) -> LayoutProblem {
-    let mut p = LayoutProblem::new(vec![
-        RoomTemplate::rectangle("square", 6, 6, 1),
-        RoomTemplate::rectangle("long", 5, 9, 1),
-        RoomTemplate::rectangle("hall", 16, 16, 1),
-    ]);
-    let ids: Vec<_> = g.room_ids().collect();
-    for id in &ids {
-        let t = if g.incident_links(*id).count() > 3 {
-            vec![2]
-        } else {
-            vec![0, 1]
-        };
-        p.rooms.push(RoomSpec::new(&id.to_string(), t));
-    }
-    for (_, a, b, link) in g.links() {
-        let realise = match link.role {
-            LinkRole::Tree => Realise::Contact,
-            _ => Realise::ContactOrPath { min: 4, max: 30 },
-        };
-        let slot = |r| ids.iter().position(|x| *x == r).expect("listed");
-        p.links.push(LinkSpec::new(slot(a), slot(b), realise));
-    }
-    p.budget.retry = RetryPolicy::Attempts(20);
-    p
 }
 
 /// Time per call (success, or failure after 20 attempts) on chains of separate loops, one

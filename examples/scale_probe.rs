@@ -12,79 +12,27 @@
 //! `DUMP=1` set, each problem's rooms and links are printed before it is laid out; with
 //! `LONG=1`, a failure's whole message (else its first 160 characters).
 
-use levelplan::LinkRole;
-use levelplan::graph::LevelGraph;
-use levelplan::graph::random::{
-    local_loops_graph, local_loops_graph_without_holes, loop_chain_graph, placed_rooms_graph,
-};
-use levelplan::layout::{
-    LayoutError, LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
-};
-use levelplan::seed::stream;
+#[path = "../benches/common/scale.rs"]
+mod scale;
 
-/// The benchmark's rooms for a level-like graph: halls for rooms of more than three links,
-/// contact on tree links, contact or a corridor of 4 to 30 cells on the others.
-fn graph_problem(g: &LevelGraph) -> LayoutProblem {
-    let mut p = LayoutProblem::new(vec![
-        RoomTemplate::rectangle("square", 6, 6, 1),
-        RoomTemplate::rectangle("long", 5, 9, 1),
-        RoomTemplate::rectangle("hall", 16, 16, 1),
-    ]);
-    let ids: Vec<_> = g.room_ids().collect();
-    for id in &ids {
-        let t = if g.incident_links(*id).count() > 3 {
-            vec![2]
-        } else {
-            vec![0, 1]
-        };
-        p.rooms.push(RoomSpec::new(&id.to_string(), t));
-    }
-    for (_, a, b, link) in g.links() {
-        let realise = match link.role {
-            LinkRole::Tree => Realise::Contact,
-            _ => Realise::ContactOrPath { min: 4, max: 30 },
-        };
-        let slot = |r| ids.iter().position(|x| *x == r).expect("listed");
-        p.links.push(LinkSpec::new(slot(a), slot(b), realise));
-    }
-    p
-}
+use levelplan::layout::{LayoutError, LayoutProblem, Planner};
+use scale::{all_corridors, chain_problem, open_problem, placed_problem, scale_problem};
 
 /// The benchmark's loops for `rooms` rooms: 4 at 30 rooms, else a tenth of the rooms.
 fn loops_of(rooms: usize) -> usize {
     if rooms == 30 { 4 } else { rooms / 10 }
 }
 
+/// The benchmark's problem of `family` at `size` (rooms, or loops for chains), graph `seed`.
 fn problem(family: &str, size: usize, seed: u64) -> Result<LayoutProblem, String> {
-    let mut p = match family {
-        "holes" => graph_problem(&local_loops_graph(
-            size,
-            loops_of(size),
-            &mut stream(seed, "scale graph"),
-        )),
-        "open" => graph_problem(&local_loops_graph_without_holes(
-            size,
-            loops_of(size),
-            &mut stream(seed, "scale graph"),
-        )),
-        "placed" => LayoutProblem::of_placed_rooms(&placed_rooms_graph(
-            size,
-            size / 10,
-            &mut stream(seed, "placed rooms"),
-        )),
-        "chain" | "chain-corridors" => {
-            let mut p = graph_problem(&loop_chain_graph(size, &mut stream(seed, "chain graph")));
-            if family == "chain-corridors" {
-                for link in &mut p.links {
-                    link.realise = Realise::ContactOrPath { min: 4, max: 30 };
-                }
-            }
-            p
-        }
+    Ok(match family {
+        "holes" => scale_problem(size, loops_of(size), seed),
+        "open" => open_problem(size, loops_of(size), seed),
+        "placed" => placed_problem(size, size / 10, seed),
+        "chain" => chain_problem(size, seed),
+        "chain-corridors" => all_corridors(chain_problem(size, seed)),
         other => return Err(format!("unknown family {other}")),
-    };
-    p.budget.retry = RetryPolicy::Attempts(20);
-    Ok(p)
+    })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

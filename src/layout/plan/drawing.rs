@@ -134,7 +134,7 @@ fn draw(adj: &[Vec<(usize, usize)>], size: &[f64]) -> (Vec<Point>, usize) {
     }
     let mut best: Option<(usize, Vec<(f64, f64)>)> = None;
     for start in 0..STARTS {
-        let x = stress(n, &d, start);
+        let x = stress(&d, start);
         let c = crossings(&links, &x);
         if best.as_ref().is_none_or(|b| c < b.0) {
             best = Some((c, x));
@@ -182,7 +182,8 @@ fn walk_lengths(adj: &[Vec<(usize, usize)>], size: &[f64]) -> Vec<f64> {
 /// Stress majorisation from seeded random positions (start `start`): each round moves every
 /// room in turn to the weighted mean of where each other room would put it (weights
 /// `1 / d²`), until no room moves by a hundredth of a cell or [`ROUNDS`] rounds are done.
-fn stress(n: usize, d: &Stress, start: u64) -> Vec<(f64, f64)> {
+fn stress(d: &Stress, start: u64) -> Vec<(f64, f64)> {
+    let n = d.n;
     let mut rng = seed::stream(start, "drawing");
     let spread = (n as f64).sqrt() * 10.0;
     let mut x: Vec<(f64, f64)> = (0..n)

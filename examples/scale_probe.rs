@@ -10,7 +10,11 @@
 //! (every link contact or corridor); SIZE is the rooms (the loops, for chains; the others
 //! take a tenth of the rooms as loops, and 4 at 30 rooms, as the benchmark does). With
 //! `DUMP=1` set, each problem's rooms and links are printed before it is laid out; with
-//! `LONG=1`, a failure's whole message (else its first 160 characters).
+//! `LONG=1`, a failure's whole message (else its first 160 characters); with `SVG=DIR`, a
+//! picture of where a failed level got stuck (`Planner::deepest_parts`, else `deepest`) is
+//! written to `DIR/FAMILY-SIZE-SEED.svg`; with `MILLIS=N`, each graph gets N milliseconds
+//! instead of 20 attempts; with `ORDER=1`, the room order the search follows
+//! (`Planner::debug_order`).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -44,7 +48,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ok_times = Vec::new();
     let mut tried = 0;
     for s in first..=last {
-        let p = problem(&family, size, s)?;
+        let mut p = problem(&family, size, s)?;
+        if let Some(ms) = std::env::var("MILLIS").ok().and_then(|v| v.parse().ok()) {
+            p.budget.retry = levelplan::layout::RetryPolicy::Millis(ms);
+        }
         let rooms = p.rooms.len();
         if std::env::var("DUMP").is_ok() {
             for (i, r) in p.rooms.iter().enumerate() {
@@ -64,6 +71,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Err(e) => return Err(e.into()),
         };
         let prep = t.elapsed().as_secs_f64();
+        if std::env::var("ORDER").is_ok() {
+            print!("{}", planner.debug_order());
+        }
         let t = std::time::Instant::now();
         let result = planner.layout(s);
         let secs = t.elapsed().as_secs_f64();
@@ -89,6 +99,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .take(std::env::var("LONG").map_or(160, |_| 4000))
                     .collect();
                 println!("seed {s}: {rooms} rooms, FAILED in {secs:.3} s: {short}");
+                if let Ok(dir) = std::env::var("SVG")
+                    && let Some(stuck) = planner.deepest_parts(s).or_else(|| planner.deepest(s))
+                {
+                    let path = format!("{dir}/{family}-{size}-{s}.svg");
+                    std::fs::write(
+                        &path,
+                        levelplan::export::svg::partial_layout_to_svg(&stuck, 4),
+                    )?;
+                    println!("  where it got stuck: {path}");
+                }
             }
         }
     }

@@ -12,9 +12,11 @@
 //! `DUMP=1` set, each problem's rooms and links are printed before it is laid out; with
 //! `LONG=1`, a failure's whole message (else its first 160 characters); with `SVG=DIR`, a
 //! picture of where a failed level got stuck (`Planner::deepest_parts`, else `deepest`) is
-//! written to `DIR/FAMILY-SIZE-SEED.svg`; with `MILLIS=N`, each graph gets N milliseconds
+//! written to `DIR/FAMILY-SIZE-SEED.svg` (with `SVG_OK=DIR`, a picture of each layout found, to
+//! `DIR/FAMILY-SIZE-SEED-ok.svg`); with `MILLIS=N`, each graph gets N milliseconds
 //! instead of 20 attempts; with `ORDER=1`, the room order the search follows
-//! (`Planner::debug_order`).
+//! (`Planner::debug_order`); with `BLOCK=r1,r2,...`, only the rooms named, with a stand-in for
+//! each room outside them that a link joins to one of them (a block laid out alone).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -39,6 +41,46 @@ fn problem(family: &str, size: usize, seed: u64) -> Result<LayoutProblem, String
     })
 }
 
+/// The rooms of `p` named in `names`, with a stand-in (a copy of the room, named with a `*`)
+/// for each room outside them that a link joins to one of them: a block laid out alone, as a
+/// part of the level is.
+fn block_of(p: &LayoutProblem, names: &[&str]) -> LayoutProblem {
+    let mut q = p.clone();
+    let inside: Vec<usize> = (0..p.rooms.len())
+        .filter(|&r| names.contains(&p.rooms[r].name.as_str()))
+        .collect();
+    let mut index: Vec<Option<usize>> = vec![None; p.rooms.len()];
+    q.rooms = inside.iter().map(|&r| p.rooms[r].clone()).collect();
+    for (i, &r) in inside.iter().enumerate() {
+        index[r] = Some(i);
+    }
+    q.links.clear();
+    for l in &p.links {
+        let (a, b) = (index[l.from], index[l.to]);
+        let (a, b) = match (a, b) {
+            (None, None) => continue,
+            (Some(a), Some(b)) => (a, b),
+            (Some(a), None) => {
+                let mut stand_in = p.rooms[l.to].clone();
+                stand_in.name = format!("{}*", stand_in.name);
+                q.rooms.push(stand_in);
+                (a, q.rooms.len() - 1)
+            }
+            (None, Some(b)) => {
+                let mut stand_in = p.rooms[l.from].clone();
+                stand_in.name = format!("{}*", stand_in.name);
+                q.rooms.push(stand_in);
+                (q.rooms.len() - 1, b)
+            }
+        };
+        let mut link = *l;
+        link.from = a;
+        link.to = b;
+        q.links.push(link);
+    }
+    q
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let family = args.first().map_or("placed", String::as_str).to_string();
@@ -51,6 +93,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut p = problem(&family, size, s)?;
         if let Some(ms) = std::env::var("MILLIS").ok().and_then(|v| v.parse().ok()) {
             p.budget.retry = levelplan::layout::RetryPolicy::Millis(ms);
+        }
+        if let Ok(names) = std::env::var("BLOCK") {
+            p = block_of(&p, &names.split(',').collect::<Vec<_>>());
         }
         let rooms = p.rooms.len();
         if std::env::var("DUMP").is_ok() {
@@ -89,8 +134,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 std::hash::Hash::hash(&json, &mut h);
                 let hash = std::hash::Hasher::finish(&h);
                 println!(
-                    "seed {s}: {rooms} rooms, ok in {secs:.3} s (prepare {prep:.3} s), layout {hash:016x}"
+                    "seed {s}: {rooms} rooms, ok in {secs:.3} s (prepare {prep:.3} s, attempt {}), layout {hash:016x}",
+                    layout.attempts
                 );
+                if let Ok(dir) = std::env::var("SVG_OK") {
+                    let whole = levelplan::layout::PartialLayout {
+                        rooms: layout.rooms.iter().cloned().map(Some).collect(),
+                        corridors: layout
+                            .links
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, l)| !l.corridor.is_empty())
+                            .map(|(i, l)| (i, l.corridor.clone()))
+                            .collect(),
+                        stuck: String::new(),
+                        stuck_next_to: Vec::new(),
+                    };
+                    let path = format!("{dir}/{family}-{size}-{s}-ok.svg");
+                    std::fs::write(
+                        &path,
+                        levelplan::export::svg::partial_layout_to_svg(&whole, 4),
+                    )?;
+                    println!("  picture: {path}");
+                }
             }
             Err(e) => {
                 let e = e.to_string();

@@ -15,7 +15,9 @@
 //! written to `DIR/FAMILY-SIZE-SEED.svg` (with `SVG_OK=DIR`, a picture of each layout found, to
 //! `DIR/FAMILY-SIZE-SEED-ok.svg`); with `MILLIS=N`, each graph gets N milliseconds
 //! instead of 20 attempts; with `ORDER=1`, the room order the search follows
-//! (`Planner::debug_order`); with `BLOCK=r1,r2,...`, only the rooms named, with a stand-in for
+//! (`Planner::debug_order`); with `EMBED=1`, the search keeps the cyclic order of a plane
+//! drawing in which the pieces hanging off the level's loops share one face as far as a
+//! drawing allows (`Planner::heavy_outside_rotation`, an experiment); with `BLOCK=r1,r2,...`, only the rooms named, with a stand-in for
 //! each room outside them that a link joins to one of them (a block laid out alone).
 
 #[path = "../benches/common/scale.rs"]
@@ -114,6 +116,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             }
             Err(e) => return Err(e.into()),
+        };
+        let planner = if std::env::var("EMBED").is_ok() {
+            match planner.heavy_outside_rotation() {
+                Some(rot) => planner.with_rotation(rot)?,
+                None => planner,
+            }
+        } else {
+            planner
         };
         let prep = t.elapsed().as_secs_f64();
         if std::env::var("ORDER").is_ok() {

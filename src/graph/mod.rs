@@ -12,6 +12,7 @@
 
 pub mod composite;
 pub mod dot;
+mod embed;
 mod enclose;
 pub mod flow;
 mod level;
@@ -25,6 +26,9 @@ pub mod summary;
 pub mod verify;
 
 pub use dot::{to_dot, to_dot_with_composites};
+#[cfg(test)]
+pub(crate) use embed::faces;
+pub(crate) use embed::rotation_system;
 pub(crate) use enclose::enclosure_groups;
 pub use enclose::{Enclosure, enclosures};
 pub use level::{

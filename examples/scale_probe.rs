@@ -18,7 +18,9 @@
 //! (`Planner::debug_order`); with `EMBED=1`, the search keeps the cyclic order of a plane
 //! drawing in which the pieces hanging off the level's loops share one face as far as a
 //! drawing allows (`Planner::heavy_outside_rotation`, an experiment); with `BLOCK=r1,r2,...`, only the rooms named, with a stand-in for
-//! each room outside them that a link joins to one of them (a block laid out alone).
+//! each room outside them that a link joins to one of them (a block laid out alone), and with
+//! `TAIL=K` as well, a line of K rooms behind each stand-in (so that the stand-ins weigh more
+//! than the pieces inside the block).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -79,6 +81,24 @@ fn block_of(p: &LayoutProblem, names: &[&str]) -> LayoutProblem {
         link.from = a;
         link.to = b;
         q.links.push(link);
+    }
+    // With `TAIL=K`, each stand-in carries a line of K rooms, so that it weighs more than
+    // what hangs off the block's rooms inside it.
+    let tail: usize = std::env::var("TAIL").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    for s in inside.len()..q.rooms.len() {
+        let mut prev = s;
+        for k in 0..tail {
+            let mut room = q.rooms[s].clone();
+            room.name = format!("{}~{k}", q.rooms[s].name);
+            q.rooms.push(room);
+            let next = q.rooms.len() - 1;
+            q.links.push(levelplan::layout::LinkSpec::new(
+                prev,
+                next,
+                levelplan::layout::Realise::Contact,
+            ));
+            prev = next;
+        }
     }
     q
 }

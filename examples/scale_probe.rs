@@ -84,7 +84,10 @@ fn block_of(p: &LayoutProblem, names: &[&str]) -> LayoutProblem {
     }
     // With `TAIL=K`, each stand-in carries a line of K rooms, so that it weighs more than
     // what hangs off the block's rooms inside it.
-    let tail: usize = std::env::var("TAIL").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let tail: usize = std::env::var("TAIL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     for s in inside.len()..q.rooms.len() {
         let mut prev = s;
         for k in 0..tail {

@@ -106,6 +106,14 @@ fn block_of(p: &LayoutProblem, names: &[&str]) -> LayoutProblem {
     q
 }
 
+/// Writes a picture of `partial` (4 pixels a cell) to `path`.
+fn write_svg(path: &str, partial: &levelplan::layout::PartialLayout) -> std::io::Result<()> {
+    std::fs::write(
+        path,
+        levelplan::export::svg::partial_layout_to_svg(partial, 4),
+    )
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let family = args.first().map_or("placed", String::as_str).to_string();
@@ -184,10 +192,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         stuck_next_to: Vec::new(),
                     };
                     let path = format!("{dir}/{family}-{size}-{s}-ok.svg");
-                    std::fs::write(
-                        &path,
-                        levelplan::export::svg::partial_layout_to_svg(&whole, 4),
-                    )?;
+                    write_svg(&path, &whole)?;
                     println!("  picture: {path}");
                 }
             }
@@ -202,10 +207,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     && let Some(stuck) = planner.deepest_parts(s).or_else(|| planner.deepest(s))
                 {
                     let path = format!("{dir}/{family}-{size}-{s}.svg");
-                    std::fs::write(
-                        &path,
-                        levelplan::export::svg::partial_layout_to_svg(&stuck, 4),
-                    )?;
+                    write_svg(&path, &stuck)?;
                     println!("  where it got stuck: {path}");
                 }
             }

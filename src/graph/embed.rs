@@ -16,13 +16,7 @@
 /// The cyclic order of each vertex's neighbours (`0..n`, undirected `edges`; parallel edges
 /// and loops ignored) in one plane drawing of the graph, or `None` if there is none.
 pub(crate) fn rotation_system(n: usize, edges: &[(usize, usize)]) -> Option<Vec<Vec<usize>>> {
-    let mut simple: Vec<(usize, usize)> = edges
-        .iter()
-        .filter(|(a, b)| a != b && *a < n && *b < n)
-        .map(|&(a, b)| (a.min(b), a.max(b)))
-        .collect();
-    simple.sort_unstable();
-    simple.dedup();
+    let simple = super::planar::simple_edges(n, edges);
     let mut adj = vec![Vec::new(); n];
     for &(a, b) in &simple {
         adj[a].push(b);
@@ -325,6 +319,7 @@ fn path_through(
 #[cfg(test)]
 mod tests {
     use super::{faces, rotation_system};
+    use crate::graph::planar::tests::complete;
     use crate::graph::planar_edges;
     use crate::seed::index;
 
@@ -372,12 +367,6 @@ mod tests {
         let f = faces(rot).len();
         let (v, e, c) = (with_edges.len(), simple.len(), roots.len());
         v + f == e + c + c
-    }
-
-    fn complete(n: usize) -> Vec<(usize, usize)> {
-        (0..n)
-            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-            .collect()
     }
 
     #[test]

@@ -52,13 +52,7 @@ pub fn is_planar(graph: &LevelGraph) -> bool {
 
 /// [`is_planar`] on a plain graph: `n` vertices `0..n` and undirected `edges` between them.
 pub(crate) fn planar_edges(n: usize, edges: &[(usize, usize)]) -> bool {
-    let mut simple: Vec<(usize, usize)> = edges
-        .iter()
-        .filter(|(a, b)| a != b && *a < n && *b < n)
-        .map(|&(a, b)| (a.min(b), a.max(b)))
-        .collect();
-    simple.sort_unstable();
-    simple.dedup();
+    let simple = simple_edges(n, edges);
     if n >= 3 && simple.len() > 3 * n - 6 {
         return false;
     }
@@ -68,6 +62,18 @@ pub(crate) fn planar_edges(n: usize, edges: &[(usize, usize)]) -> bool {
         return true;
     }
     Lr::new(n, simple).run()
+}
+
+/// `edges` without loops, repeats or vertices outside `0..n`, each as `(low, high)`, sorted.
+pub(super) fn simple_edges(n: usize, edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut simple: Vec<(usize, usize)> = edges
+        .iter()
+        .filter(|(a, b)| a != b && *a < n && *b < n)
+        .map(|&(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    simple.sort_unstable();
+    simple.dedup();
+    simple
 }
 
 const NONE: usize = usize::MAX;
@@ -396,10 +402,11 @@ impl Lr {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn complete(n: usize) -> Vec<(usize, usize)> {
+    /// The edges of the complete graph on `n` vertices.
+    pub(in crate::graph) fn complete(n: usize) -> Vec<(usize, usize)> {
         (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
             .collect()

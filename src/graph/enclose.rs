@@ -16,7 +16,7 @@
 //! works where the ring is long enough, so they are not reported.
 
 use super::level::{LevelGraph, RoomId};
-use super::planar::planar_edges;
+use super::planar::{join_apex_while_planar, planar_edges};
 use super::query::{bridge_flags, group_links, loop_groups};
 
 /// A group of loops that no drawing leaves with all its hanging rooms outside (see
@@ -233,14 +233,12 @@ pub(crate) fn enclosure_groups(adj: &[Vec<(usize, usize)>], links: usize) -> Vec
         // Keep the heaviest outside first; a room that cannot join them goes inside.
         hanging.sort_by_key(|&(v, w)| (std::cmp::Reverse(w), v));
         edges.truncate(base);
-        let mut inside = Vec::new();
-        for &(v, _) in &hanging {
-            edges.push((local(v), apex));
-            if !planar_edges(apex + 1, &edges) {
-                edges.pop();
-                inside.push(v);
-            }
-        }
+        let order: Vec<usize> = hanging.iter().map(|&(v, _)| local(v)).collect();
+        let joined = join_apex_while_planar(apex, &mut edges, &order);
+        let inside: Vec<usize> = (hanging.iter().zip(joined))
+            .filter(|&(_, j)| !j)
+            .map(|(&(v, _), _)| v)
+            .collect();
         out.push(Group {
             rooms: rooms.clone(),
             hanging,

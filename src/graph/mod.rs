@@ -36,7 +36,7 @@ pub use level::{
     RoomId, RoomKind, RoomOrigin,
 };
 pub use planar::is_planar;
-pub(crate) use planar::planar_edges;
+pub(crate) use planar::{join_apex_while_planar, planar_edges};
 #[cfg(test)]
 pub(crate) use query::adjacency_of;
 pub(crate) use query::{bridge_flags, group_links, loop_groups};

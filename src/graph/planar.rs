@@ -76,6 +76,28 @@ pub(super) fn simple_edges(n: usize, edges: &[(usize, usize)]) -> Vec<(usize, us
     simple
 }
 
+/// Joins vertex `apex` to each of `rooms` in turn (`edges` being the graph on `0..=apex`),
+/// keeping a join only if the graph stays planar: whether each room was joined. Rooms joined
+/// to one new vertex can share one face of a drawing; heaviest first, this keeps the heavy
+/// ones outside.
+pub(crate) fn join_apex_while_planar(
+    apex: usize,
+    edges: &mut Vec<(usize, usize)>,
+    rooms: &[usize],
+) -> Vec<bool> {
+    rooms
+        .iter()
+        .map(|&v| {
+            edges.push((v, apex));
+            let planar = planar_edges(apex + 1, edges);
+            if !planar {
+                edges.pop();
+            }
+            planar
+        })
+        .collect()
+}
+
 const NONE: usize = usize::MAX;
 
 /// An interval of return edges on one side: its lowest and highest edge, or empty.

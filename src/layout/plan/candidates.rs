@@ -580,19 +580,14 @@ impl Planner {
         }
         hanging.sort_by_key(|&(w, r)| (std::cmp::Reverse(w), r));
         let apex = n;
-        let mut with_apex = edges.clone();
-        let mut joined = vec![false; n];
+        let mut with_apex = edges;
+        let mut order: Vec<usize> = Vec::with_capacity(hanging.len());
         for &(_, r) in &hanging {
-            if joined[r] {
-                continue;
-            }
-            with_apex.push((r, apex));
-            if crate::graph::planar_edges(n + 1, &with_apex) {
-                joined[r] = true;
-            } else {
-                with_apex.pop();
+            if !order.contains(&r) {
+                order.push(r);
             }
         }
+        crate::graph::join_apex_while_planar(apex, &mut with_apex, &order);
         let rot = crate::graph::rotation_system(n + 1, &with_apex)?;
         let is_bridge_to =
             |r: usize, w: usize| self.adj[r].iter().any(|&(y, l)| y == w && bridge[l]);

@@ -20,7 +20,9 @@
 //! drawing allows (`Planner::heavy_outside_rotation`, an experiment); with `BLOCK=r1,r2,...`, only the rooms named, with a stand-in for
 //! each room outside them that a link joins to one of them (a block laid out alone), and with
 //! `TAIL=K` as well, a line of K rooms behind each stand-in (so that the stand-ins weigh more
-//! than the pieces inside the block).
+//! than the pieces inside the block); `BLOCK=biggest` takes the level's biggest group of
+//! loops. With `USE_ORDER=r1,r2,...`, the search places the rooms named first, in that
+//! order, then the rest breadth first from them (`Planner::with_order`).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -106,6 +108,94 @@ fn block_of(p: &LayoutProblem, names: &[&str]) -> LayoutProblem {
     q
 }
 
+/// The names of the rooms of `p`'s biggest group of loops (rooms joined by links that are not
+/// bridges; brute force, a connectivity test per link).
+fn biggest_group(p: &LayoutProblem) -> Vec<String> {
+    let n = p.rooms.len();
+    let reach = |skip: usize, from: usize| -> Vec<bool> {
+        let mut seen = vec![false; n];
+        seen[from] = true;
+        let mut stack = vec![from];
+        while let Some(x) = stack.pop() {
+            for (k, l) in p.links.iter().enumerate() {
+                if k == skip {
+                    continue;
+                }
+                for (a, b) in [(l.from, l.to), (l.to, l.from)] {
+                    if a == x && !seen[b] {
+                        seen[b] = true;
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+        seen
+    };
+    let on_loop: Vec<bool> = (0..p.links.len())
+        .map(|k| reach(k, p.links[k].from)[p.links[k].to])
+        .collect();
+    let mut group = vec![usize::MAX; n];
+    let mut sizes = Vec::new();
+    for start in 0..n {
+        if group[start] != usize::MAX {
+            continue;
+        }
+        let g = sizes.len();
+        group[start] = g;
+        let mut stack = vec![start];
+        let mut size = 0;
+        while let Some(x) = stack.pop() {
+            size += 1;
+            for (k, l) in p.links.iter().enumerate() {
+                if !on_loop[k] {
+                    continue;
+                }
+                for (a, b) in [(l.from, l.to), (l.to, l.from)] {
+                    if a == x && group[b] == usize::MAX {
+                        group[b] = g;
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+        sizes.push(size);
+    }
+    let best = (0..sizes.len()).max_by_key(|&g| sizes[g]).unwrap_or(0);
+    let names: Vec<String> = (0..n)
+        .filter(|&r| group[r] == best)
+        .map(|r| p.rooms[r].name.clone())
+        .collect();
+    println!("biggest group: {} rooms: {}", names.len(), names.join(","));
+    names
+}
+
+/// A room order for `Planner::with_order`: the rooms named, in that order, then every other
+/// room once a room before it links to it (breadth first).
+fn named_order(p: &LayoutProblem, names: &[&str]) -> Vec<usize> {
+    let mut order: Vec<usize> = names
+        .iter()
+        .filter_map(|n| p.rooms.iter().position(|r| r.name == *n))
+        .collect();
+    let mut done = vec![false; p.rooms.len()];
+    for &r in &order {
+        done[r] = true;
+    }
+    let mut head = 0;
+    while head < order.len() {
+        let r = order[head];
+        head += 1;
+        for l in &p.links {
+            for (a, b) in [(l.from, l.to), (l.to, l.from)] {
+                if a == r && !done[b] {
+                    done[b] = true;
+                    order.push(b);
+                }
+            }
+        }
+    }
+    order
+}
+
 /// Writes a picture of `partial` (4 pixels a cell) to `path`.
 fn write_svg(path: &str, partial: &levelplan::layout::PartialLayout) -> std::io::Result<()> {
     std::fs::write(
@@ -128,7 +218,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             p.budget.retry = levelplan::layout::RetryPolicy::Millis(ms);
         }
         if let Ok(names) = std::env::var("BLOCK") {
-            p = block_of(&p, &names.split(',').collect::<Vec<_>>());
+            let names: Vec<String> = if names == "biggest" {
+                biggest_group(&p)
+            } else {
+                names.split(',').map(str::to_string).collect()
+            };
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            p = block_of(&p, &names);
         }
         let rooms = p.rooms.len();
         if std::env::var("DUMP").is_ok() {
@@ -155,6 +251,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         } else {
             planner
+        };
+        let planner = match std::env::var("USE_ORDER") {
+            Ok(names) => {
+                let order = named_order(planner.problem(), &names.split(',').collect::<Vec<_>>());
+                planner.with_order(&order)?
+            }
+            Err(_) => planner,
         };
         let prep = t.elapsed().as_secs_f64();
         if std::env::var("ORDER").is_ok() {

@@ -223,8 +223,11 @@ pub enum RetryPolicy {
     /// the number of attempts depends on speed). A big level laid out in parts gives the parts
     /// the first half of the time, the parts of its second cut (if they are tried) the third
     /// quarter and the room-by-room search the rest; each stage makes at least one attempt.
-    /// Annealing, where the search fails, runs until the same time is up (at least one run);
-    /// other room orders get only what time is left.
+    /// A level laid out room by room shares its time among the stages that may follow a
+    /// failed search: on a level that can be annealed and is under 50 rooms, the search gets
+    /// the first third, annealing half of what the search leaves and the other room orders
+    /// the rest, each order an even share of what is left when it starts (two stages: halves;
+    /// each stage makes at least one attempt or run).
     Millis(u64),
 }
 

@@ -107,16 +107,33 @@ impl Planner {
         seed: u64,
         deadline: Option<std::time::Instant>,
     ) -> Result<(State, u32), LayoutError> {
-        let searched = self.search(seed, deadline);
+        // Under a time budget each stage that may follow gets a share of the time: the search
+        // the first, annealing an even share of what the search leaves, other orders the rest
+        // (see `RetryPolicy::Millis`). Under a count, each stage makes its own attempts.
+        let timed = matches!(self.problem.budget.retry, super::RetryPolicy::Millis(_));
+        let anneals = self.can_anneal();
+        let others = !self.big;
+        let stages = 1 + u32::from(anneals) + u32::from(others);
+        let share = |stages_left: u32| {
+            if timed {
+                deadline.map(|d| {
+                    let now = std::time::Instant::now();
+                    now + d.saturating_duration_since(now) / stages_left
+                })
+            } else {
+                deadline
+            }
+        };
+        let searched = self.search(seed, share(stages));
         let annealed = or_next(searched, || {
-            if !self.can_anneal() {
+            if !anneals {
                 return Err(0);
             }
             let runs = match self.problem.budget.retry {
                 super::RetryPolicy::Attempts(k) => k.min(MAX_RUNS),
                 super::RetryPolicy::Millis(_) => u32::MAX,
             };
-            self.anneal(seed, runs, deadline)
+            self.anneal(seed, runs, share(1 + u32::from(others)))
         });
         or_next(annealed, || self.search_other_orders(seed, deadline))
     }
@@ -582,6 +599,15 @@ mod tests {
                 .expect("annealing lays it out");
             assert!((1..=10).contains(&runs));
             let layout = planner.finish(seed, runs, st);
+            assert_eq!(planner.check(&layout), Ok(()), "seed {seed}");
+        }
+        // Under a time budget (the search stops at a third of it, annealing and the other
+        // orders share the rest) the level lays out too.
+        let mut p = ring_round_a_room();
+        p.budget.retry = RetryPolicy::Millis(3000);
+        let planner = Planner::new(p).unwrap();
+        for seed in 0..2 {
+            let layout = planner.layout(seed).expect("laid out in time");
             assert_eq!(planner.check(&layout), Ok(()), "seed {seed}");
         }
         // A 3 x 3 room has one door a side, so it cannot touch five rooms: both stages fail,

@@ -542,7 +542,15 @@ impl Planner {
             if let RetryPolicy::Attempts(k) = self.problem.budget.retry {
                 other.problem.budget.retry = RetryPolicy::Attempts(k.min(ATTEMPTS_PER_ORDER));
             }
-            match other.search(seed, deadline) {
+            // Under a time budget, each order left an even share of the time left.
+            let mine = match self.problem.budget.retry {
+                RetryPolicy::Millis(_) => deadline.map(|d| {
+                    let now = std::time::Instant::now();
+                    now + d.saturating_duration_since(now) / (orders - k)
+                }),
+                RetryPolicy::Attempts(_) => deadline,
+            };
+            match other.search(seed, mine) {
                 Ok((st, attempts)) => return Ok((st, used + attempts)),
                 Err(LayoutError::NoLayout { attempts, .. }) => used += attempts,
                 Err(_) => {}

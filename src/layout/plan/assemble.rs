@@ -1461,6 +1461,29 @@ mod tests {
                 assert_eq!(numbers.len(), 2, "{told}");
                 assert!(numbers[0] > 0 && numbers[0] == numbers[1], "{told}");
                 assert!(!told.contains("waiting part"), "{told}");
+                // Every link between the parts must touch here, and the error says so.
+                let cut = planner.parts.as_ref().unwrap().len() - 1;
+                assert!(cut > 0);
+                let hint = format!("{cut} of the {cut} links between its parts must touch");
+                assert!(constraint.contains(&hint), "{constraint}");
+            }
+            other => panic!("expected no layout, got {other:?}"),
+        }
+        // With a corridor allowed on every link, nothing is said of the links between parts
+        // (the hub still cannot take five doors).
+        let mut relaxed = planner.problem.clone();
+        for link in &mut relaxed.links {
+            link.realise = Realise::ContactOrPath { min: 1, max: 8 };
+        }
+        let relaxed = Planner::new(relaxed).unwrap();
+        assert!(relaxed.parts.is_some());
+        assert_eq!(relaxed.bridge_hint(), None);
+        match relaxed.layout(0) {
+            Err(LayoutError::NoLayout { constraint, .. }) => {
+                assert!(
+                    !constraint.contains("links between its parts"),
+                    "{constraint}"
+                );
             }
             other => panic!("expected no layout, got {other:?}"),
         }

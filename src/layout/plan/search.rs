@@ -127,11 +127,37 @@ impl Planner {
                         constraint.push_str(" (laid out in parts first: ");
                         constraint.push_str(&why);
                         constraint.push(')');
+                        if let Some(hint) = self.bridge_hint() {
+                            constraint.push_str("; ");
+                            constraint.push_str(&hint);
+                        }
                     }
                 }
                 Err(e)
             }
         }
+    }
+
+    /// Where a big level's parts did not fit together and some of the links between its
+    /// parts must be contacts: how many, and the remedy (a corridor allowed on them lets a
+    /// part stand off where the space round its joint is taken; see the README's figures for
+    /// chains of loops). `None` if the level is not laid out in parts or every such link
+    /// allows a corridor.
+    pub(super) fn bridge_hint(&self) -> Option<String> {
+        let parts = self.parts.as_deref()?;
+        let cut: Vec<usize> = parts.iter().filter_map(|p| p.joint.map(|j| j.0)).collect();
+        let rigid = cut
+            .iter()
+            .filter(|&&l| self.problem.links[l].realise.path_bounds().is_none())
+            .count();
+        (rigid > 0).then(|| {
+            format!(
+                "{rigid} of the {} links between its parts must touch: allowing a corridor on \
+                 them (`Realise::ContactOrPath`) lets a part stand off where the space round \
+                 its joint is taken",
+                cut.len()
+            )
+        })
     }
 
     /// Adds [`Planner::enclosure_hint`], if any, to an error's constraint.

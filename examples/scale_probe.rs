@@ -22,7 +22,9 @@
 //! `TAIL=K` as well, a line of K rooms behind each stand-in (so that the stand-ins weigh more
 //! than the pieces inside the block); `BLOCK=biggest` takes the level's biggest group of
 //! loops. With `USE_ORDER=r1,r2,...`, the search places the rooms named first, in that
-//! order, then the rest breadth first from them (`Planner::with_order`).
+//! order, then the rest breadth first from them (`Planner::with_order`). With
+//! `PINS=r1:x:y:w:h,...`, each room named may go only where its box has lower-left corner
+//! (x, y), width w and height h (`Planner::with_pins`).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -256,6 +258,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Ok(names) => {
                 let order = named_order(planner.problem(), &names.split(',').collect::<Vec<_>>());
                 planner.with_order(&order)?
+            }
+            Err(_) => planner,
+        };
+        let planner = match std::env::var("PINS") {
+            Ok(pins) => {
+                let mut list = Vec::new();
+                for pin in pins.split(',') {
+                    let f: Vec<&str> = pin.split(':').collect();
+                    let room = planner.problem().rooms.iter().position(|r| r.name == f[0]);
+                    let nums: Vec<i32> = f[1..].iter().filter_map(|v| v.parse().ok()).collect();
+                    match (room, nums.as_slice()) {
+                        (Some(r), &[x, y, w, h]) => {
+                            list.push((r, levelplan::layout::geom::Point::new(x, y), w, h))
+                        }
+                        _ => return Err(format!("bad pin {pin}").into()),
+                    }
+                }
+                planner
+                    .with_pins(&list)
+                    .ok_or("a pinned room has no shape of that size")?
             }
             Err(_) => planner,
         };

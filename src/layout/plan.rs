@@ -204,6 +204,9 @@ pub struct Planner {
     /// An experiment (issue 22, [`Planner::with_rotation`]): per room, its neighbours in the
     /// cyclic order a planar drawing puts them round it; candidates that break it are dropped.
     rotation: Option<Arc<Vec<Vec<usize>>>>,
+    /// An experiment (issue 22, [`Planner::with_pins`]): per room, the one shape and position
+    /// the search may give it.
+    pins: Option<Arc<Vec<Option<Pin>>>>,
     /// Whether this is a big level whose links are all contacts, or a part of one: the search
     /// orders candidates by a drawing (see `drawing`).
     guided: bool,
@@ -221,6 +224,9 @@ const OTHER_ORDERS: u32 = 24;
 
 /// Attempts each of those orders gets at most.
 const ATTEMPTS_PER_ORDER: u32 = 10;
+
+/// A pinned room's shape and position ([`Planner::with_pins`]).
+type Pin = (u32, Point);
 
 #[derive(Debug, Clone, Copy)]
 struct Cand {
@@ -589,6 +595,7 @@ impl Planner {
             weights: None,
             enclosed: std::sync::OnceLock::new(),
             rotation: None,
+            pins: None,
             guided,
             drawing: std::sync::OnceLock::new(),
         };

@@ -77,6 +77,7 @@ impl Planner {
         self.problem.rooms.len() <= MAX_ROOMS
             && self.via.iter().all(Option::is_none)
             && self.rotation.is_none()
+            && self.pins.is_none()
     }
 
     /// Anneals up to `runs` times (or until `deadline`): the placed rooms and corridors, and

@@ -86,6 +86,15 @@ impl Planner {
         shapes: &[u32],
     ) -> Vec<Cand> {
         let step = &self.steps[i];
+        if let Some(pins) = &self.pins
+            && let Some((s, pos)) = pins[step.room]
+        {
+            return if shapes.contains(&s) {
+                vec![Cand { shape: s, pos }]
+            } else {
+                Vec::new()
+            };
+        }
         let mut out: Vec<Cand> = Vec::new();
         if i == 0 {
             out.extend(shapes.iter().map(|&s| Cand {
@@ -279,6 +288,26 @@ impl Planner {
             self.merged_parts = std::sync::OnceLock::new();
         }
         Ok(self)
+    }
+
+    /// Experimental (issue 22): the search may place each room of `pins` (room, lower-left
+    /// corner of its box, width, height) only there, as the one shape of the room's
+    /// templates with that box (rectangles); the other rooms are searched as usual, and
+    /// corridors are routed as usual. For asking whether a layout with some rooms where a
+    /// person drew them exists. `None` if a room has no shape of that size. Annealing is not
+    /// used. Not a stable interface.
+    #[doc(hidden)]
+    pub fn with_pins(mut self, pins: &[(usize, Point, i32, i32)]) -> Option<Planner> {
+        let mut at: Vec<Option<super::Pin>> = vec![None; self.problem.rooms.len()];
+        for &(r, min, w, h) in pins {
+            let s = self.room_shapes.get(r)?.iter().find_map(|&(s, _)| {
+                let m = &self.set.shapes[s as usize].mask;
+                (m.width == w && m.height == h).then_some(s)
+            })?;
+            at[r] = Some((s, min));
+        }
+        self.pins = Some(Arc::new(at));
+        Some(self)
     }
 
     /// A frame for step `i`: a step that pulls gets every candidate at once (sorted); any other
@@ -733,5 +762,52 @@ mod tests {
             .expect("a face with both heavy pieces");
         assert!(!outer.contains(&8) && !outer.contains(&3), "{outer:?}");
         assert!(planner.with_rotation(rot).is_ok());
+    }
+
+    /// Pinned rooms are laid out exactly where pinned (the others searched round them), a
+    /// pin on a position its neighbour cannot touch leaves no layout, and a pin of a size no
+    /// template has is refused.
+    #[test]
+    fn pinned_rooms_stay_where_pinned() {
+        use crate::layout::{LayoutProblem, LinkSpec, Realise, RoomSpec, RoomTemplate};
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("room", 6, 6, 1),
+            RoomTemplate::rectangle("long", 5, 9, 1),
+        ]);
+        for i in 0..4 {
+            p.rooms.push(RoomSpec::new(&format!("r{i}"), vec![0, 1]));
+        }
+        for i in 0..3 {
+            p.links.push(LinkSpec::new(i, i + 1, Realise::Contact));
+        }
+        p.budget.retry = crate::layout::RetryPolicy::Attempts(5);
+        let planner = Planner::new(p).unwrap();
+        // r0 a square at the origin, r2 a standing long room two squares to its right: r1
+        // must fill the gap between them, r3 hangs off r2.
+        let pins = [(0, Point::new(0, 0), 6, 6), (2, Point::new(12, -1), 5, 9)];
+        let pinned = planner.clone().with_pins(&pins).unwrap();
+        for seed in 0..3 {
+            let layout = pinned.layout(seed).unwrap();
+            assert_eq!(pinned.check(&layout), Ok(()));
+            // Boxes as pinned, up to where the layout puts its origin.
+            let box_of = |r: usize| {
+                let o = &layout.rooms[r].outline;
+                let lo = o
+                    .iter()
+                    .fold(o[0], |a, &b| Point::new(a.x.min(b.x), a.y.min(b.y)));
+                let hi = o
+                    .iter()
+                    .fold(o[0], |a, &b| Point::new(a.x.max(b.x), a.y.max(b.y)));
+                (lo, hi.x - lo.x, hi.y - lo.y)
+            };
+            let shift = box_of(0).0 - pins[0].1;
+            for &(r, min, w, h) in &pins {
+                assert_eq!(box_of(r), (min + shift, w, h), "seed {seed}, room {r}");
+            }
+        }
+        // Far apart, no room between them can touch both.
+        let far = [(0, Point::new(0, 0), 6, 6), (2, Point::new(40, 0), 6, 6)];
+        assert!(planner.clone().with_pins(&far).unwrap().layout(0).is_err());
+        assert!(planner.with_pins(&[(1, Point::new(0, 0), 7, 7)]).is_none());
     }
 }

@@ -77,7 +77,6 @@ impl Planner {
         self.problem.rooms.len() <= MAX_ROOMS
             && self.via.iter().all(Option::is_none)
             && self.rotation.is_none()
-            && self.pins.is_none()
     }
 
     /// Anneals up to `runs` times (or until `deadline`): the placed rooms and corridors, and
@@ -191,6 +190,11 @@ impl<'a> Run<'a> {
             on: vec![false; n],
             contact_only: vec![false; p.problem.links.len()],
         }
+    }
+
+    /// Where room `r` is pinned ([`Planner::with_pins`]), if it is: it never moves.
+    fn pin(&self, r: usize) -> Option<(u32, Point)> {
+        self.p.pins.as_ref().and_then(|p| p[r])
     }
 
     /// Energy between room `a` (as shape `sa` at `pa`) and placed room `b`: shared cells, and
@@ -406,6 +410,11 @@ impl<'a> Run<'a> {
 
     /// Places room `r` at the best of a few drawn positions (the origin for the first room).
     fn put<R: Rng + ?Sized>(&mut self, rng: &mut R, r: usize, first: bool) {
+        if let Some((s, at)) = self.pin(r) {
+            (self.shape[r], self.pos[r]) = (s, at);
+            self.on[r] = true;
+            return;
+        }
         let mut best: Option<(u64, u32, Point)> = None;
         for _ in 0..START_TRIES {
             let s = self.draw_shape(rng, r);
@@ -478,6 +487,9 @@ impl<'a> Run<'a> {
                     } else {
                         placed[seed::index(rng, placed.len())]
                     };
+                    if self.pin(r).is_some() {
+                        continue;
+                    }
                     let s = if self.p.room_shapes[r].len() > 1 && seed::chance(rng, SHAPE_MOVE) {
                         self.draw_shape(rng, r)
                     } else {
@@ -558,6 +570,7 @@ impl<'a> Run<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::RetryPolicy;
+    use crate::layout::geom::Point;
     use crate::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
 
     /// Two paths of rooms between `s` and `t` and a third, middle one carrying a room that
@@ -602,6 +615,24 @@ mod tests {
             let layout = planner.finish(seed, runs, st);
             assert_eq!(planner.check(&layout), Ok(()), "seed {seed}");
         }
+        // Pinned rooms stay where pinned (`Planner::with_pins`): a0 and b0 side by side.
+        let mut p = ring_round_a_room();
+        p.budget.retry = RetryPolicy::Attempts(10);
+        let pins = [(0, Point::new(0, 0), 6, 6), (3, Point::new(6, 0), 6, 6)];
+        let pinned = Planner::new(p).unwrap().with_pins(&pins).unwrap();
+        assert!(pinned.can_anneal());
+        let mut laid = 0;
+        for seed in 0..4 {
+            let Ok((st, runs)) = pinned.anneal(seed, 10, None) else {
+                continue;
+            };
+            laid += 1;
+            let layout = pinned.finish(seed, runs, st);
+            assert_eq!(pinned.check(&layout), Ok(()), "seed {seed}");
+            let min = |r: usize| layout.rooms[r].min;
+            assert_eq!(min(3) - min(0), Point::new(6, 0), "seed {seed}");
+        }
+        assert!(laid > 0);
         // Under a time budget (the search stops at a third of it, annealing and the other
         // orders share the rest) the level lays out too.
         let mut p = ring_round_a_room();

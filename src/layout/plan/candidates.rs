@@ -294,8 +294,8 @@ impl Planner {
     /// corner of its box, width, height) only there, as the one shape of the room's
     /// templates with that box (rectangles); the other rooms are searched as usual, and
     /// corridors are routed as usual. For asking whether a layout with some rooms where a
-    /// person drew them exists. `None` if a room has no shape of that size. Annealing is not
-    /// used. Not a stable interface.
+    /// person drew them exists. `None` if a room has no shape of that size. Annealing (where
+    /// the search fails) keeps them where pinned too. Not a stable interface.
     #[doc(hidden)]
     pub fn with_pins(mut self, pins: &[(usize, Point, i32, i32)]) -> Option<Planner> {
         let mut at: Vec<Option<super::Pin>> = vec![None; self.problem.rooms.len()];

@@ -24,7 +24,8 @@
 //! loops. With `USE_ORDER=r1,r2,...`, the search places the rooms named first, in that
 //! order, then the rest breadth first from them (`Planner::with_order`). With
 //! `PINS=r1:x:y:w:h,...`, each room named may go only where its box has lower-left corner
-//! (x, y), width w and height h (`Planner::with_pins`).
+//! (x, y), width w and height h (`Planner::with_pins`). `FAILS=N` and `STEPS=N` set the
+//! search's budget per room (`Budget::failures_per_room`, `Budget::steps_per_room`).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -218,6 +219,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut p = problem(&family, size, s)?;
         if let Some(ms) = std::env::var("MILLIS").ok().and_then(|v| v.parse().ok()) {
             p.budget.retry = levelplan::layout::RetryPolicy::Millis(ms);
+        }
+        if let Some(k) = std::env::var("FAILS").ok().and_then(|v| v.parse().ok()) {
+            p.budget.failures_per_room = k;
+        }
+        if let Some(k) = std::env::var("STEPS").ok().and_then(|v| v.parse().ok()) {
+            p.budget.steps_per_room = k;
         }
         if let Ok(names) = std::env::var("BLOCK") {
             let names: Vec<String> = if names == "biggest" {

@@ -149,49 +149,89 @@ impl Group {
     }
 }
 
+/// The groups of loops of a graph (rooms joined by links that are not bridges) and the tree
+/// the bridges make of them, rooted at the group of the lowest room of each connected part:
+/// enough to say how many rooms lie beyond a bridge, seen from either end.
+pub(crate) struct BridgeTree {
+    /// Each room's group.
+    pub(crate) group: Vec<usize>,
+    /// Each group's rooms, ascending.
+    pub(crate) members: Vec<Vec<usize>>,
+    /// Each group's parent group (`usize::MAX` for a root).
+    parent: Vec<usize>,
+    /// Rooms in each group's subtree.
+    below: Vec<usize>,
+    /// Rooms in each group's connected part.
+    total: Vec<usize>,
+}
+
+impl BridgeTree {
+    /// The tree of `adj` (adjacency lists of (neighbour, link index)), `bridge` flagging
+    /// the links on no cycle.
+    pub(crate) fn new(adj: &[Vec<(usize, usize)>], bridge: &[bool]) -> BridgeTree {
+        let (group, members) = loop_groups(adj, bridge, |_| true);
+        let m = members.len();
+        let mut parent = vec![usize::MAX; m];
+        let mut below: Vec<usize> = members.iter().map(Vec::len).collect();
+        let mut total = vec![0usize; m];
+        let mut seen = vec![false; m];
+        for root in 0..m {
+            if seen[root] {
+                continue;
+            }
+            seen[root] = true;
+            let mut order = vec![root];
+            let mut k = 0;
+            while k < order.len() {
+                let g = order[k];
+                k += 1;
+                for &v in &members[g] {
+                    for &(w, l) in &adj[v] {
+                        let h = group[w];
+                        if bridge[l] && !seen[h] {
+                            seen[h] = true;
+                            parent[h] = g;
+                            order.push(h);
+                        }
+                    }
+                }
+            }
+            for &g in order.iter().rev() {
+                if parent[g] != usize::MAX {
+                    below[parent[g]] += below[g];
+                }
+            }
+            for &g in &order {
+                total[g] = below[root];
+            }
+        }
+        BridgeTree {
+            group,
+            members,
+            parent,
+            below,
+            total,
+        }
+    }
+
+    /// The rooms beyond the bridge from room `v` to room `w`, seen from `v`: those `w` reaches
+    /// without crossing back.
+    pub(crate) fn beyond(&self, v: usize, w: usize) -> usize {
+        let (g, h) = (self.group[v], self.group[w]);
+        if self.parent[h] == g {
+            self.below[h]
+        } else {
+            self.total[g] - self.below[g]
+        }
+    }
+}
+
 /// [`enclosures`] on a graph given as adjacency lists of (neighbour, link index) over `links`
 /// links.
 pub(crate) fn enclosure_groups(adj: &[Vec<(usize, usize)>], links: usize) -> Vec<Group> {
     let bridge = bridge_flags(adj, links);
-    // Groups: rooms joined by links that are not bridges.
-    let (group, members) = loop_groups(adj, &bridge, |_| true);
-    // The bridge tree (groups joined by bridges), rooted at the group of the lowest room of
-    // each connected part: rooms in each group's subtree, and each group's parent.
-    let m = members.len();
-    let mut parent = vec![usize::MAX; m];
-    let mut below: Vec<usize> = members.iter().map(Vec::len).collect();
-    let mut total = vec![0usize; m];
-    let mut seen = vec![false; m];
-    for root in 0..m {
-        if seen[root] {
-            continue;
-        }
-        seen[root] = true;
-        let mut order = vec![root];
-        let mut k = 0;
-        while k < order.len() {
-            let g = order[k];
-            k += 1;
-            for &v in &members[g] {
-                for &(w, l) in &adj[v] {
-                    let h = group[w];
-                    if bridge[l] && !seen[h] {
-                        seen[h] = true;
-                        parent[h] = g;
-                        order.push(h);
-                    }
-                }
-            }
-        }
-        for &g in order.iter().rev() {
-            if parent[g] != usize::MAX {
-                below[parent[g]] += below[g];
-            }
-        }
-        for &g in &order {
-            total[g] = below[root];
-        }
-    }
+    let tree = BridgeTree::new(adj, &bridge);
+    let (group, members) = (&tree.group, &tree.members);
     let mut out = Vec::new();
     for (g, rooms) in members.iter().enumerate() {
         if rooms.len() < 3 {
@@ -205,12 +245,7 @@ pub(crate) fn enclosure_groups(adj: &[Vec<(usize, usize)>], links: usize) -> Vec
                 if !bridge[l] || group[w] == g {
                     continue;
                 }
-                let h = group[w];
-                w_sum += if parent[h] == g {
-                    below[h]
-                } else {
-                    total[g] - below[g]
-                };
+                w_sum += tree.beyond(v, w);
             }
             if w_sum > 0 {
                 hanging.push((v, w_sum));

@@ -29,7 +29,7 @@ pub use dot::{to_dot, to_dot_with_composites};
 #[cfg(test)]
 pub(crate) use embed::faces;
 pub(crate) use embed::rotation_system;
-pub(crate) use enclose::enclosure_groups;
+pub(crate) use enclose::{BridgeTree, enclosure_groups};
 pub use enclose::{Enclosure, enclosures};
 pub use level::{
     GraphError, Item, KeyId, LevelGraph, Link, LinkId, LinkKind, LinkRole, Lock, Opener, Room,

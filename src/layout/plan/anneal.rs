@@ -110,21 +110,10 @@ impl Planner {
         // Under a time budget each stage that may follow gets a share of the time: the search
         // the first, annealing an even share of what the search leaves, other orders the rest
         // (see `RetryPolicy::Millis`). Under a count, each stage makes its own attempts.
-        let timed = matches!(self.problem.budget.retry, super::RetryPolicy::Millis(_));
         let anneals = self.can_anneal();
         let others = !self.big;
         let stages = 1 + u32::from(anneals) + u32::from(others);
-        let share = |stages_left: u32| {
-            if timed {
-                deadline.map(|d| {
-                    let now = std::time::Instant::now();
-                    now + d.saturating_duration_since(now) / stages_left
-                })
-            } else {
-                deadline
-            }
-        };
-        let searched = self.search(seed, share(stages));
+        let searched = self.search(seed, self.time_share(deadline, stages));
         let annealed = or_next(searched, || {
             if !anneals {
                 return Err(0);
@@ -133,7 +122,7 @@ impl Planner {
                 super::RetryPolicy::Attempts(k) => k.min(MAX_RUNS),
                 super::RetryPolicy::Millis(_) => u32::MAX,
             };
-            self.anneal(seed, runs, share(1 + u32::from(others)))
+            self.anneal(seed, runs, self.time_share(deadline, 1 + u32::from(others)))
         });
         or_next(annealed, || self.search_other_orders(seed, deadline))
     }
@@ -193,7 +182,7 @@ impl<'a> Run<'a> {
     }
 
     /// Where room `r` is pinned ([`Planner::with_pins`]), if it is: it never moves.
-    fn pin(&self, r: usize) -> Option<(u32, Point)> {
+    fn pin(&self, r: usize) -> Option<super::Pin> {
         self.p.pins.as_ref().and_then(|p| p[r])
     }
 

@@ -570,29 +570,8 @@ impl Planner {
         let links = &self.problem.links;
         let bridge = crate::graph::bridge_flags(&self.adj, links.len());
         let edges: Vec<(usize, usize)> = links.iter().map(|l| (l.from, l.to)).collect();
-        // Rooms on each side of each bridge: the size of the far side, seen from each end.
-        let side_size = |l: usize, from: usize| -> usize {
-            let other = if links[l].from == from {
-                links[l].to
-            } else {
-                links[l].from
-            };
-            let mut seen = vec![false; n];
-            seen[from] = true;
-            seen[other] = true;
-            let mut stack = vec![other];
-            let mut count = 0;
-            while let Some(x) = stack.pop() {
-                count += 1;
-                for &(y, _) in &self.adj[x] {
-                    if !seen[y] {
-                        seen[y] = true;
-                        stack.push(y);
-                    }
-                }
-            }
-            count
-        };
+        // Rooms beyond each bridge, seen from either end.
+        let tree = crate::graph::BridgeTree::new(&self.adj, &bridge);
         let on_loop: Vec<bool> = (0..n)
             .map(|r| self.adj[r].iter().any(|&(_, l)| !bridge[l]))
             .collect();
@@ -601,9 +580,9 @@ impl Planner {
             if !bridge[l] {
                 continue;
             }
-            for end in [k.from, k.to] {
+            for (end, other) in [(k.from, k.to), (k.to, k.from)] {
                 if on_loop[end] {
-                    hanging.push((side_size(l, end), end));
+                    hanging.push((tree.beyond(end, other), end));
                 }
             }
         }

@@ -543,20 +543,30 @@ impl Planner {
                 other.problem.budget.retry = RetryPolicy::Attempts(k.min(ATTEMPTS_PER_ORDER));
             }
             // Under a time budget, each order left an even share of the time left.
-            let mine = match self.problem.budget.retry {
-                RetryPolicy::Millis(_) => deadline.map(|d| {
-                    let now = std::time::Instant::now();
-                    now + d.saturating_duration_since(now) / (orders - k)
-                }),
-                RetryPolicy::Attempts(_) => deadline,
-            };
-            match other.search(seed, mine) {
+            match other.search(seed, self.time_share(deadline, orders - k)) {
                 Ok((st, attempts)) => return Ok((st, used + attempts)),
                 Err(LayoutError::NoLayout { attempts, .. }) => used += attempts,
                 Err(_) => {}
             }
         }
         Err(used)
+    }
+
+    /// Under a time budget (`RetryPolicy::Millis`), a deadline `1 / parts` of the time left
+    /// before `deadline` from now, so that `parts` stages run in turn share it evenly; under
+    /// a count, `deadline` itself (each stage makes its own attempts).
+    pub(super) fn time_share(
+        &self,
+        deadline: Option<std::time::Instant>,
+        parts: u32,
+    ) -> Option<std::time::Instant> {
+        match self.problem.budget.retry {
+            RetryPolicy::Millis(_) => deadline.map(|d| {
+                let now = std::time::Instant::now();
+                now + d.saturating_duration_since(now) / parts.max(1)
+            }),
+            RetryPolicy::Attempts(_) => deadline,
+        }
     }
 
     /// This planner with the ear order from loop `first` of the short loops, `None` if there

@@ -127,10 +127,7 @@ impl Planner {
                         constraint.push_str(" (laid out in parts first: ");
                         constraint.push_str(&why);
                         constraint.push(')');
-                        if let Some(hint) = self.bridge_hint() {
-                            constraint.push_str("; ");
-                            constraint.push_str(&hint);
-                        }
+                        push_hint(constraint, self.bridge_hint());
                     }
                 }
                 Err(e)
@@ -162,10 +159,7 @@ impl Planner {
 
     /// Adds [`Planner::enclosure_hint`], if any, to an error's constraint.
     fn push_enclosure_hint(&self, constraint: &mut String) {
-        if let Some(hint) = self.enclosure_hint() {
-            constraint.push_str("; ");
-            constraint.push_str(&hint);
-        }
+        push_hint(constraint, self.enclosure_hint());
     }
 
     /// Why the level may need a hole, if it does: of the groups of loops that no drawing
@@ -659,5 +653,13 @@ impl Planner {
                 }
             }
         }
+    }
+}
+
+/// Adds `hint`, if any, to an error's constraint, after a semicolon.
+fn push_hint(constraint: &mut String, hint: Option<String>) {
+    if let Some(hint) = hint {
+        constraint.push_str("; ");
+        constraint.push_str(&hint);
     }
 }

@@ -25,7 +25,10 @@
 //! order, then the rest breadth first from them (`Planner::with_order`). With
 //! `PINS=r1:x:y:w:h,...`, each room named may go only where its box has lower-left corner
 //! (x, y), width w and height h (`Planner::with_pins`). `FAILS=N` and `STEPS=N` set the
-//! search's budget per room (`Budget::failures_per_room`, `Budget::steps_per_room`).
+//! search's budget per room (`Budget::failures_per_room`, `Budget::steps_per_room`). With
+//! `CHECK=FILE`, the problem is not laid out: the layout in FILE (JSON, as `Layout::to_json`
+//! writes it; `docs/experiments/block_feasibility.py` writes one) is held to the library's
+//! own check (`layout::verify::check`), and drawn with `SVG_OK=DIR`.
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -199,6 +202,22 @@ fn named_order(p: &LayoutProblem, names: &[&str]) -> Vec<usize> {
     order
 }
 
+/// A whole layout as a [`levelplan::layout::PartialLayout`] with every room placed, to draw.
+fn whole_picture(layout: &levelplan::layout::Layout) -> levelplan::layout::PartialLayout {
+    levelplan::layout::PartialLayout {
+        rooms: layout.rooms.iter().cloned().map(Some).collect(),
+        corridors: layout
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.corridor.is_empty())
+            .map(|(i, l)| (i, l.corridor.clone()))
+            .collect(),
+        stuck: String::new(),
+        stuck_next_to: Vec::new(),
+    }
+}
+
 /// Writes a picture of `partial` (4 pixels a cell) to `path`.
 fn write_svg(path: &str, partial: &levelplan::layout::PartialLayout) -> std::io::Result<()> {
     std::fs::write(
@@ -243,6 +262,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for l in &p.links {
                 println!("link {} {} {:?}", l.from, l.to, l.realise);
             }
+        }
+        // `CHECK=FILE`: a layout made elsewhere (JSON, as `Layout::to_json` writes it), held to
+        // the library's own check instead of laying the problem out.
+        if let Ok(file) = std::env::var("CHECK") {
+            let layout: levelplan::layout::Layout =
+                serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+            match levelplan::layout::verify::check(&p, &layout) {
+                Ok(()) => println!("seed {s}: {rooms} rooms, the layout in {file} is valid"),
+                Err(e) => println!("seed {s}: {rooms} rooms, the layout in {file} is not: {e}"),
+            }
+            if let Ok(dir) = std::env::var("SVG_OK") {
+                let path = format!("{dir}/{family}-{size}-{s}-checked.svg");
+                write_svg(&path, &whole_picture(&layout))?;
+                println!("  picture: {path}");
+            }
+            continue;
         }
         let t = std::time::Instant::now();
         let planner = match Planner::new(p) {
@@ -311,20 +346,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     layout.attempts
                 );
                 if let Ok(dir) = std::env::var("SVG_OK") {
-                    let whole = levelplan::layout::PartialLayout {
-                        rooms: layout.rooms.iter().cloned().map(Some).collect(),
-                        corridors: layout
-                            .links
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, l)| !l.corridor.is_empty())
-                            .map(|(i, l)| (i, l.corridor.clone()))
-                            .collect(),
-                        stuck: String::new(),
-                        stuck_next_to: Vec::new(),
-                    };
                     let path = format!("{dir}/{family}-{size}-{s}-ok.svg");
-                    write_svg(&path, &whole)?;
+                    write_svg(&path, &whole_picture(&layout))?;
                     println!("  picture: {path}");
                 }
             }

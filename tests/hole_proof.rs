@@ -37,6 +37,38 @@ fn the_proof_refuses_no_graph_read_off_a_placement() {
     );
 }
 
+#[path = "../benches/common/scale.rs"]
+#[allow(dead_code)]
+mod scale;
+
+/// Layouts of benchmark graphs that the planner does not find (under 20 attempts), found by a
+/// constraint solver (`docs/experiments/block_feasibility.py`) and kept in `fixtures/scale/`:
+/// each is valid by the library's own check for the benchmark's problem (so the benchmark's
+/// generator still makes the same graph), needs a hole where the graph does, and the proof
+/// refuses none of these problems.
+#[test]
+fn the_proof_refuses_no_benchmark_graph_with_a_known_layout() {
+    let cases = [
+        (
+            "holes-30-7",
+            scale::scale_problem(30, 4, 7),
+            Some(scale::scale_graph(30, 4, 7)),
+        ),
+        ("open-30-0", scale::open_problem(30, 4, 0), None),
+    ];
+    for (name, problem, needs_hole) in cases {
+        let path = format!("{}/fixtures/scale/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let layout: levelplan::layout::Layout = serde_json::from_str(&text).unwrap();
+        levelplan::layout::verify::check(&problem, &layout)
+            .unwrap_or_else(|e| panic!("{name}: the known layout is not valid: {e}"));
+        assert_eq!(hole_proof(&problem).unwrap(), None, "{name}");
+        if let Some(graph) = needs_hole {
+            assert!(!enclosures(&graph).is_empty(), "{name} needs no hole");
+        }
+    }
+}
+
 /// Three paths of one room between `s` and `t`, a line of `hanging` 6 x 6 rooms off each
 /// middle room; the links from the middle rooms to `t` may be corridors of up to `corridor`
 /// cells (contact only at 0). One middle room and its line lie inside the ring of the other

@@ -693,6 +693,15 @@ fn label_candidates(map: &TileMap, rooms: usize) -> Vec<Vec<(f64, f64)>> {
 /// let svg = levelplan::export::svg::partial_layout_to_svg(&stuck, 10);
 /// assert!(svg.starts_with("<svg") && svg.contains(">hub</text>"));
 /// assert!(svg.contains("`west` does not fit next to `hub`"));
+/// // A whole layout (no room stuck) is captioned with its count alone.
+/// let whole = PartialLayout {
+///     rooms: vec![Some(room("hub", 0)), Some(room("east", 6))],
+///     corridors: Vec::new(),
+///     stuck: String::new(),
+///     stuck_next_to: Vec::new(),
+/// };
+/// let svg = levelplan::export::svg::partial_layout_to_svg(&whole, 10);
+/// assert!(svg.contains("2 of 2 rooms placed<") && !svg.contains("does not fit"));
 /// ```
 pub fn partial_layout_to_svg(partial: &crate::layout::PartialLayout, scale: u32) -> String {
     let s = f64::from(scale.max(1));

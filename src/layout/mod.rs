@@ -625,8 +625,12 @@ impl PartialLayout {
     }
 
     /// One line saying how far the search got: how many rooms are placed, and which room does
-    /// not fit next to which.
+    /// not fit next to which (only the count where no room is named as stuck, as in a picture
+    /// of a whole layout).
     pub fn caption(&self) -> String {
+        if self.stuck.is_empty() {
+            return format!("{} of {} rooms placed", self.placed(), self.rooms.len());
+        }
         let next_to = if self.stuck_next_to.is_empty() {
             "the rooms placed".to_string()
         } else {

@@ -9,6 +9,11 @@ use levelplan::layout::{
     LayoutError, LayoutProblem, LinkSpec, Planner, Realise, RetryPolicy, RoomSpec, RoomTemplate,
 };
 
+/// The scale benchmark's problems (shared with `benches/layout.rs` and the scale probe).
+#[path = "../benches/common/scale.rs"]
+#[allow(dead_code)]
+mod scale;
+
 /// Graphs read off an actual placement of rooms have a layout by construction (the placement):
 /// the proof refuses none, including those that need a hole (a loop drawn round rooms hanging
 /// off it), of which there must be some.
@@ -37,10 +42,6 @@ fn the_proof_refuses_no_graph_read_off_a_placement() {
     );
 }
 
-#[path = "../benches/common/scale.rs"]
-#[allow(dead_code)]
-mod scale;
-
 /// Layouts of benchmark graphs that the planner does not find (under 20 attempts), found by a
 /// constraint solver (`docs/experiments/block_feasibility.py`) and kept in `fixtures/scale/`:
 /// each is valid by the library's own check for the benchmark's problem (so the benchmark's
@@ -56,14 +57,14 @@ fn the_proof_refuses_no_benchmark_graph_with_a_known_layout() {
         ),
         ("open-30-0", scale::open_problem(30, 4, 0), None),
     ];
-    for (name, problem, needs_hole) in cases {
+    for (name, problem, graph_needing_a_hole) in cases {
         let path = format!("{}/fixtures/scale/{name}.json", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap();
         let layout: levelplan::layout::Layout = serde_json::from_str(&text).unwrap();
         levelplan::layout::verify::check(&problem, &layout)
             .unwrap_or_else(|e| panic!("{name}: the known layout is not valid: {e}"));
         assert_eq!(hole_proof(&problem).unwrap(), None, "{name}");
-        if let Some(graph) = needs_hole {
+        if let Some(graph) = graph_needing_a_hole {
             assert!(!enclosures(&graph).is_empty(), "{name} needs no hole");
         }
     }

@@ -132,8 +132,8 @@ def build(rooms, links, fixed, walls=True):
             m.Add(py >= y + 1).OnlyEnforceIf(s)
             m.Add(py <= ye - 2).OnlyEnforceIf(s)
 
-    def cell(k, c, use, tag):
-        """A one-cell interval pair for cell `c` of corridor `k`."""
+    def cell(c, use, tag):
+        """A one-cell interval pair for cell `c` of a corridor."""
         far = BOUND + 40
         ends = []
         for axis, v in enumerate(c):
@@ -159,8 +159,8 @@ def build(rooms, links, fixed, walls=True):
         contact(a, b, when=use.Not())
         door(a, oa, p[0], use, f"k{k}.a")
         door(b, ob, p[3], use, f"k{k}.b")
-        ends_cells.append((k, cell(k, oa, use, f"k{k}.oa")))
-        ends_cells.append((k, cell(k, ob, use, f"k{k}.ob")))
+        ends_cells.append((k, cell(oa, use, f"k{k}.oa")))
+        ends_cells.append((k, cell(ob, use, f"k{k}.ob")))
         first_vertical = m.NewBoolVar(f"k{k}.vhv")
         length = []
         for i in range(3):

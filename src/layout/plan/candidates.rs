@@ -770,14 +770,9 @@ mod tests {
             assert_eq!(pinned.check(&layout), Ok(()));
             // Boxes as pinned, up to where the layout puts its origin.
             let box_of = |r: usize| {
-                let o = &layout.rooms[r].outline;
-                let lo = o
-                    .iter()
-                    .fold(o[0], |a, &b| Point::new(a.x.min(b.x), a.y.min(b.y)));
-                let hi = o
-                    .iter()
-                    .fold(o[0], |a, &b| Point::new(a.x.max(b.x), a.y.max(b.y)));
-                (lo, hi.x - lo.x, hi.y - lo.y)
+                let room = &layout.rooms[r];
+                let hi = room.outline.iter().fold(room.min, |a, &b| a.max_each(b));
+                (room.min, hi.x - room.min.x, hi.y - room.min.y)
             };
             let shift = box_of(0).0 - pins[0].1;
             for &(r, min, w, h) in &pins {

@@ -28,7 +28,9 @@
 //! search's budget per room (`Budget::failures_per_room`, `Budget::steps_per_room`). With
 //! `CHECK=FILE`, the problem is not laid out: the layout in FILE (JSON, as `Layout::to_json`
 //! writes it; `docs/experiments/block_feasibility.py` writes one) is held to the library's
-//! own check (`layout::verify::check`), and drawn with `SVG_OK=DIR`.
+//! own check (`layout::verify::check`), and drawn with `SVG_OK=DIR`. With `STUCK=DIR`, where
+//! the room-by-room search alone got (`Planner::search_deepest`) is drawn to
+//! `DIR/FAMILY-SIZE-SEED-search.svg` for a level that laid out too (found by a fallback).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -349,6 +351,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let path = format!("{dir}/{family}-{size}-{s}-ok.svg");
                     write_svg(&path, &whole_picture(&layout))?;
                     println!("  picture: {path}");
+                }
+                if let Ok(dir) = std::env::var("STUCK")
+                    && let Some(stuck) = planner.search_deepest(s)
+                {
+                    let path = format!("{dir}/{family}-{size}-{s}-search.svg");
+                    write_svg(&path, &stuck)?;
+                    println!("  the search alone: {} ({path})", stuck.caption());
                 }
             }
             Err(e) => {

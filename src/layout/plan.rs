@@ -30,7 +30,7 @@ mod candidates;
 mod drawing;
 mod ears;
 mod finish;
-mod occupancy;
+pub mod occupancy;
 mod order;
 mod parts;
 mod search;
@@ -213,6 +213,11 @@ pub struct Planner {
     /// The drawing of the level the search places rooms by (see `drawing`), made when first
     /// asked for.
     drawing: std::sync::OnceLock<Vec<Point>>,
+    /// Whether a corridor a new room would cover is routed again round it
+    /// (`Planner::try_place`): in levels under [`BIG`] rooms, where it lays out more; a big
+    /// level's searches (its parts' too) try so many positions that the routing costs more
+    /// than it saves.
+    give_way: bool,
 }
 
 /// Rooms from which a level counts as big (see `Planner::big`).
@@ -243,6 +248,8 @@ struct Frame {
     corridors: usize,
     /// Corridor rooms placed together with this step's room.
     extra: Vec<usize>,
+    /// Corridors routed again round this step's room: their number and their route before.
+    rerouted: Vec<(usize, Corridor)>,
     /// Earlier steps this step's failure depends on, besides those its candidates depend on
     /// (`Planner::base_conflicts`).
     conflict: Vec<usize>,
@@ -598,6 +605,7 @@ impl Planner {
             pins: None,
             guided,
             drawing: std::sync::OnceLock::new(),
+            give_way: n < BIG,
         };
         planner.span = planner
             .set

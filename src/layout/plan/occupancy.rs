@@ -5,6 +5,12 @@ use super::*;
 use rstar::{Envelope, RTreeObject};
 use std::ops::ControlFlow;
 
+/// The most corridors a new room may cover and have routed again round it.
+const GIVE_WAY: usize = 2;
+
+/// Corridors routed again round a room just placed: their numbers and their routes before.
+pub(super) type Rerouted = Vec<(usize, Corridor)>;
+
 impl Planner {
     pub(super) fn rect_of(&self, shape: u32, pos: Point) -> Rect {
         let m = &self.set.shapes[shape as usize].mask;
@@ -30,6 +36,19 @@ impl Planner {
         room: usize,
         shape_id: u32,
         pos: Point,
+    ) -> Option<usize> {
+        self.collides_but(st, room, shape_id, pos, None)
+    }
+
+    /// [`Planner::collides`]; with `corridors`, the corridors the room covers are listed there
+    /// (by number) instead of counting as collisions.
+    pub(super) fn collides_but(
+        &self,
+        st: &State,
+        room: usize,
+        shape_id: u32,
+        pos: Point,
+        mut corridors: Option<&mut Vec<usize>>,
     ) -> Option<usize> {
         let shape = &self.set.shapes[shape_id as usize];
         let rect = self.rect_of(shape_id, pos);
@@ -58,13 +77,17 @@ impl Planner {
                     return ControlFlow::Break(q);
                 }
             } else {
-                let cor = &st.corridors[(id - nrooms) as usize];
+                let k = (id - nrooms) as usize;
+                let cor = &st.corridors[k];
                 if cor
                     .occupied
                     .iter()
                     .any(|&p| shape.mask.inside(p.x - pos.x, p.y - pos.y))
                 {
-                    return ControlFlow::Break(cor.from_room);
+                    match corridors.as_deref_mut() {
+                        Some(list) => list.push(k),
+                        None => return ControlFlow::Break(cor.from_room),
+                    }
                 }
             }
             ControlFlow::Continue(())
@@ -76,7 +99,8 @@ impl Planner {
     }
 
     /// Places candidate `c` for step `i` if it fits, with the corridor rooms and corridors its
-    /// edges need; returns the corridor rooms placed. Errors: the code (1 = it collides, 2 = a
+    /// edges need; returns the corridor rooms placed and the corridors routed again round the
+    /// room (for [`Planner::unplace`] to undo). Errors: the code (1 = it collides, 2 = a
     /// corridor could not be routed) and the room it collided with, if one is known.
     pub(super) fn try_place(
         &self,
@@ -84,11 +108,19 @@ impl Planner {
         i: usize,
         c: Cand,
         keep: usize,
-    ) -> Result<Vec<usize>, (u8, Option<usize>)> {
+    ) -> Result<(Vec<usize>, Rerouted), (u8, Option<usize>)> {
         let step = &self.steps[i];
         let room = step.room;
-        if let Some(q) = self.collides(st, room, c.shape, c.pos) {
+        // Corridors the room would cover are routed again round it (at most a few, and only
+        // where the planner lets corridors give way): a corridor routed early takes the
+        // shortest way, often through the space a loop must keep for rooms still to come.
+        let mut covered: Vec<usize> = Vec::new();
+        let give_way = self.give_way.then_some(&mut covered);
+        if let Some(q) = self.collides_but(st, room, c.shape, c.pos, give_way) {
             return Err((1, Some(q)));
+        }
+        if covered.len() > GIVE_WAY {
+            return Err((1, Some(st.corridors[covered[0]].from_room)));
         }
         // Which links need a corridor; which corridor rooms to place.
         let mut routes: Vec<(usize, usize)> = Vec::new();
@@ -121,6 +153,17 @@ impl Planner {
         }
         st.placed[room] = Some((c.shape, c.pos));
         st.index.insert(self.entry(c.shape, c.pos, room as u32));
+        let mut rerouted: Rerouted = Vec::new();
+        for &k in &covered {
+            match self.reroute(st, k) {
+                Some(old) => rerouted.push((k, old)),
+                None => {
+                    let from = st.corridors[k].from_room;
+                    self.unplace(st, room, keep, &[], &rerouted);
+                    return Err((1, Some(from)));
+                }
+            }
+        }
         let mut extra: Vec<usize> = Vec::new();
         for (k, nb, ns) in vias {
             let v = self.via[k].expect("via");
@@ -136,7 +179,7 @@ impl Planner {
                     extra.push(k);
                 }
                 None => {
-                    self.unplace(st, room, keep, &extra);
+                    self.unplace(st, room, keep, &extra, &rerouted);
                     return Err((1, None));
                 }
             }
@@ -145,7 +188,7 @@ impl Planner {
             match self.route(st, l, room, nb) {
                 Some(cor) => st.push_corridor(cor),
                 None => {
-                    self.unplace(st, room, keep, &extra);
+                    self.unplace(st, room, keep, &extra, &rerouted);
                     return Err((2, None));
                 }
             }
@@ -156,7 +199,7 @@ impl Planner {
             .iter()
             .any(|&q| !self.reaches_out(st, q))
         {
-            self.unplace(st, room, keep, &extra);
+            self.unplace(st, room, keep, &extra, &rerouted);
             return Err((1, None));
         }
         // Forward check: no placed room near what was just placed may be left without a free
@@ -164,10 +207,10 @@ impl Planner {
         if self.big
             && let Some(q) = self.shut_in(st, room, keep)
         {
-            self.unplace(st, room, keep, &extra);
+            self.unplace(st, room, keep, &extra, &rerouted);
             return Err((1, Some(q)));
         }
-        Ok(extra)
+        Ok((extra, rerouted))
     }
 
     /// Whether placed room `q` still has free cells beside it that lead [`OPEN_REACH`] cells
@@ -397,12 +440,20 @@ impl Planner {
         room: usize,
         keep_corridors: usize,
         extra: &[usize],
+        rerouted: &[(usize, Corridor)],
     ) {
         let nrooms = st.placed.len() as u32;
         while st.corridors.len() > keep_corridors {
             let id = nrooms + st.corridors.len() as u32 - 1;
             let cor = st.corridors.pop().expect("len checked");
             st.index.remove(&box_entry(cor.rect, id));
+        }
+        // Corridors routed again round the room get their routes back, last first.
+        for (k, old) in rerouted.iter().rev() {
+            let id = nrooms + *k as u32;
+            st.index.remove(&box_entry(st.corridors[*k].rect, id));
+            st.index.insert(box_entry(old.rect, id));
+            st.corridors[*k] = old.clone();
         }
         for &k in extra.iter().chain(std::iter::once(&room)) {
             if let Some((s, p)) = st.placed[k].take() {
@@ -616,6 +667,32 @@ impl corridor::Occupancy for Placed<'_> {
 
 impl Planner {
     /// A corridor for link `l` from `room` to `nb`, both placed in `st`.
+    /// Routes corridor `k` again between its two rooms round what is placed now (its own
+    /// route left out); returns the route it had, or `None` (and nothing changed) if no route
+    /// is found.
+    fn reroute(&self, st: &mut State, k: usize) -> Option<Corridor> {
+        let id = (st.placed.len() + k) as u32;
+        let l = st.corridors[k].link;
+        let from = st.corridors[k].from_room;
+        let link = self.problem.links[l];
+        let other = if link.from == from {
+            link.to
+        } else {
+            link.from
+        };
+        st.index.remove(&box_entry(st.corridors[k].rect, id));
+        match self.route(st, l, from, other) {
+            Some(cor) => {
+                st.index.insert(box_entry(cor.rect, id));
+                Some(std::mem::replace(&mut st.corridors[k], cor))
+            }
+            None => {
+                st.index.insert(box_entry(st.corridors[k].rect, id));
+                None
+            }
+        }
+    }
+
     pub(super) fn route(
         &self,
         st: &State,
@@ -834,6 +911,94 @@ mod tests {
         assert!(
             covered > 1000 && free > 1000 && corridors >= 32,
             "{covered} covered, {free} free, {corridors} corridors"
+        );
+    }
+
+    /// What a search state holds, for comparing two: placements, corridors (link, first
+    /// room, cells) and the index's entries, sorted.
+    type Snapshot = (
+        Vec<Option<(u32, Point)>>,
+        Vec<(usize, usize, Vec<Point>)>,
+        Vec<([i32; 2], [i32; 2], u32)>,
+    );
+
+    fn snapshot(st: &super::State) -> Snapshot {
+        let corridors = (st.corridors.iter())
+            .map(|c| (c.link, c.from_room, c.cells.clone()))
+            .collect();
+        let mut entries: Vec<([i32; 2], [i32; 2], u32)> = (st.index.iter())
+            .map(|e| {
+                let r = rstar::RTreeObject::envelope(e.geom());
+                (r.lower(), r.upper(), e.data)
+            })
+            .collect();
+        entries.sort_unstable();
+        (st.placed.clone(), corridors, entries)
+    }
+
+    /// A corridor in the way of a new room gives way: the room is placed and the corridor
+    /// routed again round it, and the layout finished from there passes the library's own
+    /// check (rooms apart, corridors clear of rooms and of one another, doors where they
+    /// may be); taking the room away again gives the corridor its old route back, the state
+    /// as it was, cell for cell and entry for entry. On a ring of rooms joined by corridors
+    /// with rooms hanging off it, every candidate of the last room is tried.
+    #[test]
+    fn corridors_give_way_to_rooms_and_come_back() {
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("square", 6, 6, 1),
+            RoomTemplate::rectangle("long", 5, 9, 1),
+        ]);
+        for r in 0..12 {
+            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0, 1]));
+        }
+        for r in 0..6 {
+            let path = Realise::Path { min: 4, max: 24 };
+            p.links.push(LinkSpec::new(r, (r + 1) % 6, path));
+        }
+        for r in 6..12 {
+            p.links.push(LinkSpec::new(r - 6, r, Realise::Contact));
+        }
+        let planner = Planner::new(p).unwrap();
+        let whole = planner.ordered().unwrap();
+        let last = whole.steps.len() - 1;
+        let room = whole.steps[last].room;
+        let (mut gave_way, mut placed, mut refused) = (0, 0, 0);
+        for seed in 0..12 {
+            let Ok((mut st, _)) = whole.search(seed, None) else {
+                continue;
+            };
+            let keep = st.corridors.len();
+            whole.unplace(&mut st, room, keep, &[], &[]);
+            let before = snapshot(&st);
+            let shapes: Vec<u32> = whole.room_shapes[room].iter().map(|&(s, _)| s).collect();
+            let mut rng = crate::seed::stream(seed, "give way test");
+            for c in whole.candidates(&mut rng, &st, last, &shapes) {
+                match whole.try_place(&mut st, last, c, keep) {
+                    Ok((extra, rerouted)) => {
+                        placed += 1;
+                        if !rerouted.is_empty() {
+                            gave_way += 1;
+                            let done = super::State {
+                                placed: st.placed.clone(),
+                                index: st.index.clone(),
+                                corridors: st.corridors.clone(),
+                                witness: st.witness.clone(),
+                            };
+                            let layout = whole.finish(seed, 1, done);
+                            if let Err(e) = whole.check(&layout) {
+                                panic!("seed {seed}, {c:?}: {e}");
+                            }
+                        }
+                        whole.unplace(&mut st, room, keep, &extra, &rerouted);
+                    }
+                    Err(_) => refused += 1,
+                }
+                assert!(snapshot(&st) == before, "seed {seed}, {c:?}: state changed");
+            }
+        }
+        assert!(
+            gave_way >= 10 && placed > gave_way && refused > 0,
+            "{gave_way} placed by a corridor giving way, {placed} placed, {refused} refused"
         );
     }
 }

@@ -56,6 +56,7 @@ impl Part {
         sub.links.truncate(own_links);
         let mut planner = Planner::prepare(sub, self.planner.set.clone()).ok()?;
         planner.guided = self.planner.guided;
+        planner.give_way = self.planner.give_way;
         planner.build_compounds();
         if let Some(rot) = &self.planner.rotation {
             let n = self.rooms.len();
@@ -270,6 +271,7 @@ impl Planner {
             planner.weights = Some(Arc::new(weights));
             // A part of a big level is guided as the level is, however small.
             planner.guided = self.guided;
+            planner.give_way = self.give_way;
             planner.order().ok()?;
             planner.build_compounds();
             if let Some(rot) = &self.rotation {

@@ -258,6 +258,15 @@ impl Planner {
         if self.layout(seed).is_ok() {
             return None;
         }
+        self.search_deepest(seed)
+    }
+
+    /// Where the room-by-room search alone got stuck for `seed` (as [`Planner::deepest`]
+    /// without first asking [`Planner::layout`], whose fallbacks may lay the level out where
+    /// the search does not); `None` if the search lays it out. For reading which step of the
+    /// search a known layout departs from. Not a stable interface.
+    #[doc(hidden)]
+    pub fn search_deepest(&self, seed: u64) -> Option<PartialLayout> {
         let deadline = match self.problem.budget.retry {
             RetryPolicy::Millis(ms) => {
                 Some(std::time::Instant::now() + std::time::Duration::from_millis(ms))
@@ -538,7 +547,13 @@ impl Planner {
                 while frames.len() > cut {
                     let k = frames.len() - 1;
                     let f = frames.pop().expect("len checked");
-                    self.unplace(&mut state, self.steps[k].room, f.corridors, &f.extra);
+                    self.unplace(
+                        &mut state,
+                        self.steps[k].room,
+                        f.corridors,
+                        &f.extra,
+                        &f.rerouted,
+                    );
                 }
                 let corridors = state.corridors.len();
                 frames.push(self.frame(rng, &state, cut, corridors));
@@ -597,8 +612,9 @@ impl Planner {
                     let c = f.cands[f.next];
                     f.next += 1;
                     match self.try_place(&mut st, i, c, f.corridors) {
-                        Ok(extra) => {
+                        Ok((extra, rerouted)) => {
                             f.extra = extra;
+                            f.rerouted = rerouted;
                             placed = true;
                             break;
                         }
@@ -640,12 +656,19 @@ impl Planner {
             while frames.len() > target + 1 {
                 let k = frames.len() - 1;
                 let f = frames.pop().expect("len checked");
-                self.unplace(&mut st, self.steps[k].room, f.corridors, &f.extra);
+                self.unplace(
+                    &mut st,
+                    self.steps[k].room,
+                    f.corridors,
+                    &f.extra,
+                    &f.rerouted,
+                );
             }
             let prev = self.steps[target].room;
             let f = &mut frames[target];
             let extra = std::mem::take(&mut f.extra);
-            self.unplace(&mut st, prev, f.corridors, &extra);
+            let rerouted = std::mem::take(&mut f.rerouted);
+            self.unplace(&mut st, prev, f.corridors, &extra, &rerouted);
             f.failures += 1;
             for j in dead.conflict.into_iter().chain(self.base_conflicts(i)) {
                 if j < target && !self.in_conflict(target, &f.conflict, j) {

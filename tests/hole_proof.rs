@@ -42,8 +42,8 @@ fn the_proof_refuses_no_graph_read_off_a_placement() {
     );
 }
 
-/// Layouts of benchmark graphs that the planner does not find (under 20 attempts), found by a
-/// constraint solver (`docs/experiments/block_feasibility.py`) and kept in `fixtures/scale/`:
+/// Layouts of benchmark graphs that the planner did not find (under 20 attempts; graph 7 with
+/// holes it has found since corridors give way, at attempt 162), found by a constraint solver (`docs/experiments/block_feasibility.py`) and kept in `fixtures/scale/`:
 /// each is valid by the library's own check for the benchmark's problem (so the benchmark's
 /// generator still makes the same graph), needs a hole where the graph does, and the proof
 /// refuses none of these problems.

@@ -862,12 +862,10 @@ impl Planner {
     /// puts inside a loop: no drawing of the level leaves those out, so a search repeated for
     /// them is wasted (level-like graphs with holes at 100 rooms: one laid out in 1 attempt
     /// where it took 13).
-    fn stand_ins_out(&self, part: &Part, sub: &State) -> bool {
-        let own = part.rooms.len();
-        if sub.placed.len() == own {
-            return true;
-        }
-        let enclosed = self.enclosed.get_or_init(|| {
+    /// Per room: whether `graph::enclosures` puts it inside a loop (with what hangs off it),
+    /// found when first asked.
+    pub(super) fn enclosed(&self) -> &[bool] {
+        self.enclosed.get_or_init(|| {
             let mut inside = vec![false; self.problem.rooms.len()];
             for g in crate::graph::enclosure_groups(&self.adj, self.problem.links.len()) {
                 for r in g.inside {
@@ -875,7 +873,15 @@ impl Planner {
                 }
             }
             inside
-        });
+        })
+    }
+
+    fn stand_ins_out(&self, part: &Part, sub: &State) -> bool {
+        let own = part.rooms.len();
+        if sub.placed.len() == own {
+            return true;
+        }
+        let enclosed = self.enclosed();
         // A stand-in off a room that some loop must enclose is shut in by every drawing.
         let shut_in_anyway = |q: usize| {
             part.planner.problem.links.iter().any(|l| {

@@ -110,10 +110,45 @@ impl Planner {
             self.positions(st, step, s, shapes.len() - k, &mut out, &mut fallback);
             seed::shuffle(rng, &mut out[start..]);
         }
-        // A few of them, drawn at random: taking those nearest the gap a corridor likes best
-        // kept every corridor short, and a loop closed by a short corridor leaves no room for
-        // what it must go round (level-like graphs with holes, 100 rooms, graphs 0 to 39: 21
-        // laid out instead of 16; see docs/layout-at-scale.md).
+        // Positions that need a corridor: in a small level, or a big one (or part) whose loops
+        // must enclose rooms, a few drawn at random; else the few nearest the gap a corridor
+        // likes best (short corridors route more often). Nearest first kept every corridor
+        // short, and a loop closed by a short corridor leaves no room for what it must go
+        // round; where nothing must be gone round, short corridors make the search faster
+        // (see docs/layout-at-scale.md, 2026-12-06, fifth run).
+        let at_random = self.give_way || self.enclosed().iter().any(|&e| e);
+        if !at_random && !fallback.is_empty() {
+            // Partners reached by corridor, with the gap a corridor likes best.
+            let partners: Vec<(Rect, u32)> = step
+                .earlier
+                .iter()
+                .filter_map(|&(nb, e)| {
+                    let Edge::Link(l) = e else { return None };
+                    let (lo, _) = self.problem.links[l].realise.path_bounds()?;
+                    st.placed[nb].map(|(ns, np)| (self.rect_of(ns, np), lo + 2))
+                })
+                .collect();
+            let mut keyed: Vec<(u32, u64, Cand)> = fallback
+                .drain(..)
+                .map(|c| {
+                    let r = self.rect_of(c.shape, c.pos);
+                    let d: u32 = partners
+                        .iter()
+                        .map(|(a, ideal)| r.gap(a).abs_diff(*ideal))
+                        .sum();
+                    (d, rng.next_u64(), c)
+                })
+                .collect();
+            // The few best, in order: picked out first (the list may hold hundreds), then
+            // sorted. (Keys are distinct: each has a random draw of its own.)
+            let key = |&(d, k, _): &(u32, u64, Cand)| (d, k);
+            if keyed.len() > FALLBACK_TRIES {
+                keyed.select_nth_unstable_by_key(FALLBACK_TRIES - 1, key);
+                keyed.truncate(FALLBACK_TRIES);
+            }
+            keyed.sort_unstable_by_key(key);
+            out.extend(keyed.into_iter().map(|(_, _, c)| c));
+        }
         if fallback.len() > FALLBACK_TRIES {
             for k in 0..FALLBACK_TRIES {
                 let pick = k + seed::index(rng, fallback.len() - k);

@@ -199,8 +199,9 @@ pub struct Planner {
     /// an ear would shut in by it ([`ears::choose`]).
     weights: Option<Arc<Vec<usize>>>,
     /// Per room: whether `graph::enclosures` puts it inside a loop (with what hangs off it),
-    /// found the first time a big level's parts ask (see `Planner::stand_ins_out`).
-    enclosed: std::sync::OnceLock<Vec<bool>>,
+    /// found the first time it is asked for (see `Planner::stand_ins_out`), and whether any
+    /// room is.
+    enclosed: std::sync::OnceLock<(Vec<bool>, bool)>,
     /// An experiment (issue 22, [`Planner::with_rotation`]): per room, its neighbours in the
     /// cyclic order a planar drawing puts them round it; candidates that break it are dropped.
     rotation: Option<Arc<Vec<Vec<usize>>>>,

@@ -857,14 +857,19 @@ impl Planner {
         out
     }
 
-    /// Whether every stand-in of a part's finished search has free cells round it that lead
-    /// out of the box round the part, but for stand-ins off rooms that `graph::enclosures`
-    /// puts inside a loop: no drawing of the level leaves those out, so a search repeated for
-    /// them is wasted (level-like graphs with holes at 100 rooms: one laid out in 1 attempt
-    /// where it took 13).
     /// Per room: whether `graph::enclosures` puts it inside a loop (with what hangs off it),
     /// found when first asked.
     pub(super) fn enclosed(&self) -> &[bool] {
+        &self.enclosures().0
+    }
+
+    /// Whether the level's (or part's) loops must enclose rooms: some room is
+    /// [`Planner::enclosed`].
+    pub(super) fn must_enclose(&self) -> bool {
+        self.enclosures().1
+    }
+
+    fn enclosures(&self) -> &(Vec<bool>, bool) {
         self.enclosed.get_or_init(|| {
             let mut inside = vec![false; self.problem.rooms.len()];
             for g in crate::graph::enclosure_groups(&self.adj, self.problem.links.len()) {
@@ -872,10 +877,16 @@ impl Planner {
                     inside[r] = true;
                 }
             }
-            inside
+            let any = inside.contains(&true);
+            (inside, any)
         })
     }
 
+    /// Whether every stand-in of a part's finished search has free cells round it that lead
+    /// out of the box round the part, but for stand-ins off rooms that `graph::enclosures`
+    /// puts inside a loop: no drawing of the level leaves those out, so a search repeated for
+    /// them is wasted (level-like graphs with holes at 100 rooms: one laid out in 1 attempt
+    /// where it took 13).
     fn stand_ins_out(&self, part: &Part, sub: &State) -> bool {
         let own = part.rooms.len();
         if sub.placed.len() == own {

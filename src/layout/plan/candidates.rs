@@ -116,7 +116,7 @@ impl Planner {
         // short, and a loop closed by a short corridor leaves no room for what it must go
         // round; where nothing must be gone round, short corridors make the search faster
         // (see docs/layout-at-scale.md, 2026-12-06, fifth run).
-        let at_random = self.give_way || self.enclosed().iter().any(|&e| e);
+        let at_random = self.give_way || self.must_enclose();
         if !at_random && !fallback.is_empty() {
             // Partners reached by corridor, with the gap a corridor likes best.
             let partners: Vec<(Rect, u32)> = step

@@ -865,27 +865,33 @@ mod tests {
         );
     }
 
+    /// A ring of `ring` rooms (6 x 6 or 5 x 9) joined by corridors of `min..=max` cells,
+    /// with `leaves` rooms touching the first `leaves` rooms of the ring.
+    fn ring_with_leaves(ring: usize, leaves: usize, (min, max): (u32, u32)) -> LayoutProblem {
+        let mut p = LayoutProblem::new(vec![
+            RoomTemplate::rectangle("square", 6, 6, 1),
+            RoomTemplate::rectangle("long", 5, 9, 1),
+        ]);
+        for r in 0..ring + leaves {
+            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0, 1]));
+        }
+        for r in 0..ring {
+            let path = Realise::Path { min, max };
+            p.links.push(LinkSpec::new(r, (r + 1) % ring, path));
+        }
+        for r in ring..ring + leaves {
+            p.links.push(LinkSpec::new(r - ring, r, Realise::Contact));
+        }
+        p
+    }
+
     /// Asking for a batch of cells with one index query answers what asking cell by cell
     /// does, on every cell round the rooms of searched layouts (a ring of rooms joined by
     /// routed corridors, and a tree of touching rooms hanging off it), in batches of the
     /// sizes a room's doors give.
     #[test]
     fn batch_cover_matches_cell_by_cell() {
-        let mut p = LayoutProblem::new(vec![
-            RoomTemplate::rectangle("square", 6, 6, 1),
-            RoomTemplate::rectangle("long", 5, 9, 1),
-        ]);
-        for r in 0..14 {
-            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0, 1]));
-        }
-        for r in 0..8 {
-            let path = Realise::Path { min: 2, max: 20 };
-            p.links.push(LinkSpec::new(r, (r + 1) % 8, path));
-        }
-        for r in 8..14 {
-            p.links.push(LinkSpec::new(r - 8, r, Realise::Contact));
-        }
-        let planner = Planner::new(p).unwrap();
+        let planner = Planner::new(ring_with_leaves(8, 6, (2, 20))).unwrap();
         let (mut covered, mut free, mut corridors) = (0, 0, 0);
         for seed in 0..4 {
             let (st, _) = planner.search(seed, None).unwrap();
@@ -944,21 +950,7 @@ mod tests {
     /// with rooms hanging off it, every candidate of the last room is tried.
     #[test]
     fn corridors_give_way_to_rooms_and_come_back() {
-        let mut p = LayoutProblem::new(vec![
-            RoomTemplate::rectangle("square", 6, 6, 1),
-            RoomTemplate::rectangle("long", 5, 9, 1),
-        ]);
-        for r in 0..12 {
-            p.rooms.push(RoomSpec::new(&format!("r{r}"), vec![0, 1]));
-        }
-        for r in 0..6 {
-            let path = Realise::Path { min: 4, max: 24 };
-            p.links.push(LinkSpec::new(r, (r + 1) % 6, path));
-        }
-        for r in 6..12 {
-            p.links.push(LinkSpec::new(r - 6, r, Realise::Contact));
-        }
-        let planner = Planner::new(p).unwrap();
+        let planner = Planner::new(ring_with_leaves(6, 6, (4, 24))).unwrap();
         let whole = planner.ordered().unwrap();
         let last = whole.steps.len() - 1;
         let room = whole.steps[last].room;

@@ -11,6 +11,20 @@ const GIVE_WAY: usize = 2;
 /// Corridors routed again round a room just placed: their numbers and their routes before.
 pub(super) type Rerouted = Vec<(usize, Corridor)>;
 
+/// The corridors a candidate covers (by number), as many as may give way ([`GIVE_WAY`]); on
+/// the stack, since [`Planner::try_place`] asks for them at every candidate.
+#[derive(Default)]
+pub(super) struct Covered {
+    len: usize,
+    corridors: [usize; GIVE_WAY],
+}
+
+impl Covered {
+    fn as_slice(&self) -> &[usize] {
+        &self.corridors[..self.len]
+    }
+}
+
 impl Planner {
     pub(super) fn rect_of(&self, shape: u32, pos: Point) -> Rect {
         let m = &self.set.shapes[shape as usize].mask;
@@ -41,14 +55,16 @@ impl Planner {
     }
 
     /// [`Planner::collides`]; with `corridors`, the corridors the room covers are listed there
-    /// (by number) instead of counting as collisions.
+    /// instead of counting as collisions, up to [`GIVE_WAY`] of them (one more is a
+    /// collision).
+    #[inline]
     pub(super) fn collides_but(
         &self,
         st: &State,
         room: usize,
         shape_id: u32,
         pos: Point,
-        mut corridors: Option<&mut Vec<usize>>,
+        mut corridors: Option<&mut Covered>,
     ) -> Option<usize> {
         let shape = &self.set.shapes[shape_id as usize];
         let rect = self.rect_of(shape_id, pos);
@@ -85,8 +101,11 @@ impl Planner {
                     .any(|&p| shape.mask.inside(p.x - pos.x, p.y - pos.y))
                 {
                     match corridors.as_deref_mut() {
-                        Some(list) => list.push(k),
-                        None => return ControlFlow::Break(cor.from_room),
+                        Some(list) if list.len < GIVE_WAY => {
+                            list.corridors[list.len] = k;
+                            list.len += 1;
+                        }
+                        _ => return ControlFlow::Break(cor.from_room),
                     }
                 }
             }
@@ -114,14 +133,16 @@ impl Planner {
         // Corridors the room would cover are routed again round it (at most a few, and only
         // where the planner lets corridors give way): a corridor routed early takes the
         // shortest way, often through the space a loop must keep for rooms still to come.
-        let mut covered: Vec<usize> = Vec::new();
-        let give_way = self.give_way.then_some(&mut covered);
-        if let Some(q) = self.collides_but(st, room, c.shape, c.pos, give_way) {
+        let mut covered = Covered::default();
+        let hit = if self.give_way && !st.corridors.is_empty() {
+            self.collides_but(st, room, c.shape, c.pos, Some(&mut covered))
+        } else {
+            self.collides(st, room, c.shape, c.pos)
+        };
+        if let Some(q) = hit {
             return Err((1, Some(q)));
         }
-        if covered.len() > GIVE_WAY {
-            return Err((1, Some(st.corridors[covered[0]].from_room)));
-        }
+        let covered = covered.as_slice();
         // Which links need a corridor; which corridor rooms to place.
         let mut routes: Vec<(usize, usize)> = Vec::new();
         let mut vias: Vec<(usize, usize, u32)> = Vec::new();
@@ -154,7 +175,7 @@ impl Planner {
         st.placed[room] = Some((c.shape, c.pos));
         st.index.insert(self.entry(c.shape, c.pos, room as u32));
         let mut rerouted: Rerouted = Vec::new();
-        for &k in &covered {
+        for &k in covered {
             match self.reroute(st, k) {
                 Some(old) => rerouted.push((k, old)),
                 None => {

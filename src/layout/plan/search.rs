@@ -519,6 +519,7 @@ impl Planner {
     }
 
     /// Whether step `j` is in the conflict set of step `i`, whose frame lists `extra`.
+    #[inline]
     fn in_conflict(&self, i: usize, extra: &[usize], j: usize) -> bool {
         extra.contains(&j) || self.base_conflicts(i).any(|b| b == j)
     }

@@ -370,6 +370,7 @@ proptest! {
         match planner.layout(seed) {
             Ok(layout) => {
                 prop_assert_eq!(check(&p, &layout), Ok(()));
+                prop_assert_eq!(tile_faults(&layout), None);
                 for (spec, placed) in p.links.iter().zip(&layout.links) {
                     if !placed.corridor.is_empty() {
                         let optional = matches!(spec.realise, Realise::ContactOrPath { .. });
@@ -404,16 +405,70 @@ fn random_graphs_with_loops_mostly_lay_out() {
 }
 
 /// Lays `p` out for `seed`: whether a layout was found; one that is must pass the strict
-/// check.
+/// check and be sound as tiles ([`tile_faults`]).
 fn lays_out_valid(p: &LayoutProblem, seed: u64) -> bool {
     let planner = Planner::new(p.clone()).unwrap();
     match planner.layout(seed) {
         Ok(layout) => {
             assert_eq!(check(p, &layout), Ok(()), "seed {seed}");
+            assert_eq!(tile_faults(&layout), None, "seed {seed}");
             true
         }
         Err(_) => false,
     }
+}
+
+/// What is wrong with `layout` as tiles (`layout::raster::rasterise`), found on the tiles
+/// alone: a room's floor beside a corridor tile or beside another room's floor (a way the
+/// level's graph does not have), or fewer separate runs of corridor tiles than corridors (two
+/// corridors run together). `None` if nothing is.
+fn tile_faults(layout: &levelplan::layout::Layout) -> Option<String> {
+    use levelplan::tiles::Tile;
+    let raster = levelplan::layout::raster::rasterise(layout, |_| Tile::Door);
+    let (tiles, regions) = (&raster.map.tiles, &raster.map.regions);
+    let (w, h) = (tiles.width() as i64, tiles.height() as i64);
+    let mut seen = vec![false; (w * h) as usize];
+    let mut runs = 0;
+    for y in 0..h {
+        for x in 0..w {
+            let t = tiles.get(x, y).copied();
+            for (dx, dy) in [(1, 0), (0, 1)] {
+                let u = tiles.get(x + dx, y + dy).copied();
+                match (t, u) {
+                    (Some(Tile::Floor), Some(Tile::Corridor))
+                    | (Some(Tile::Corridor), Some(Tile::Floor)) => {
+                        return Some(format!("floor beside a corridor at tile ({x}, {y})"));
+                    }
+                    (Some(Tile::Floor), Some(Tile::Floor))
+                        if regions.get(x, y) != regions.get(x + dx, y + dy) =>
+                    {
+                        return Some(format!("two rooms' floors meet at tile ({x}, {y})"));
+                    }
+                    _ => {}
+                }
+            }
+            if t == Some(Tile::Corridor) && !seen[(y * w + x) as usize] {
+                runs += 1;
+                let mut stack = vec![(x, y)];
+                seen[(y * w + x) as usize] = true;
+                while let Some((a, b)) = stack.pop() {
+                    for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                        let (c, d) = (a + dx, b + dy);
+                        if tiles.get(c, d) == Some(&Tile::Corridor) && !seen[(d * w + c) as usize] {
+                            seen[(d * w + c) as usize] = true;
+                            stack.push((c, d));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let corridors = layout
+        .links
+        .iter()
+        .filter(|l| !l.corridor.is_empty())
+        .count();
+    (runs < corridors).then(|| format!("{runs} runs of corridor tiles for {corridors} corridors"))
 }
 
 /// The soft penalty for templates already used spreads a level over more templates: over 20
@@ -876,7 +931,8 @@ mod hand_made {
 /// that is not the template's, two rooms overlapping, two rooms too close, a door where the
 /// template has none, sockets that differ, contact where a corridor is required and the
 /// reverse, contact doors that do not meet, a corridor too long, one that does not start at its
-/// door, one with a gap, two corridors crossing, and a corridor through a room.
+/// door, one with a gap, two corridors crossing, a corridor through a room, one beside another
+/// corridor and one beside a room without walls (while one beside a room with walls passes).
 #[test]
 fn each_kind_of_violation_is_named_exactly() {
     use hand_made::{layout, p, problem, seg};
@@ -1075,6 +1131,59 @@ fn each_kind_of_violation_is_named_exactly() {
     assert_eq!(
         check(&pr, &l),
         Err(link("b", "c", "the corridor runs through room `b`"))
+    );
+    // The b-c corridor up column 12, left along row 7 to column 3, beside the a-d corridor's
+    // cell (2, 7), right along row 8, down column 13 and along row 2 to `c`: as tiles the
+    // two corridors would be one.
+    let mut l = good.clone();
+    let mut out: Vec<_> = (2..=7).map(|y| p(12, y)).collect();
+    out.extend((3..12).rev().map(|x| p(x, 7)));
+    out.extend((3..=13).map(|x| p(x, 8)));
+    out.extend((2..=7).rev().map(|y| p(13, y)));
+    out.extend((14..=19).map(|x| p(x, 2)));
+    l.links[1].corridor = out;
+    assert_eq!(
+        check(&long, &l),
+        Err(link(
+            "b",
+            "c",
+            "the corridor runs beside link 2's corridor at cell (3, 7)"
+        ))
+    );
+    assert_eq!(
+        tile_faults(&l).as_deref(),
+        Some("1 runs of corridor tiles for 2 corridors")
+    );
+    assert_eq!(tile_faults(&good), None);
+    // A room `e` just above the b-c corridor: a square has walls of its own, so the corridor
+    // may run beside it; a room two cells wide is floor throughout, so it may not.
+    let with_e = |template: usize, name: &str, w: i32, h: i32| {
+        let mut pr = problem();
+        pr.templates
+            .push(levelplan::layout::RoomTemplate::rectangle("slot", 2, 6, 1));
+        pr.rooms
+            .push(levelplan::layout::RoomSpec::new("e", vec![template]));
+        pr.min_distance = 0;
+        let mut l = good.clone();
+        let mut e = hand_made::room("e", 14, 3);
+        e.template = template;
+        e.template_name = name.into();
+        e.outline = vec![p(14, 3), p(14, 3 + h), p(14 + w, 3 + h), p(14 + w, 3)];
+        l.rooms.push(e);
+        (pr, l)
+    };
+    let (pr_square, l) = with_e(0, "square", 6, 6);
+    assert_eq!(check(&pr_square, &l), Ok(()));
+    assert_eq!(tile_faults(&l), None);
+    let (pr_slot, l) = with_e(2, "slot", 2, 6);
+    assert!(tile_faults(&l).is_some_and(|f| f.starts_with("floor beside a corridor")));
+    assert_eq!(
+        check(&pr_slot, &l),
+        Err(link(
+            "b",
+            "c",
+            "the corridor runs beside room `e`, which has no walls at cell (14, 2)"
+        ))
     );
     // The original, untouched, still passes.
     assert_eq!(check(&pr, &layout()), Ok(()));

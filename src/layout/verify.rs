@@ -1,8 +1,9 @@
 //! A strict, independent check of a layout against its problem: every room placed once with an
 //! allowed template and transformation and the template's exact outline; no two interiors
 //! overlap; every link realised by a door position both rooms allow (contact), or by a corridor
-//! of allowed length that starts and ends outside a door of each room and runs through no room
-//! and no other corridor; the minimum distance between rooms that are not linked.
+//! of allowed length that starts and ends outside a door of each room, runs through no room
+//! and no other corridor, and beside no other corridor and no room without walls (thinner than
+//! three cells) but its own two; the minimum distance between rooms that are not linked.
 //!
 //! The geometry here is its own, plain and cell by cell, and shares no code with the planner's
 //! fast geometry (masks, sides, configuration spaces): a room is the set of cells whose centres
@@ -387,6 +388,42 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
             }
             if let Some(&r) = owner.get(&c) {
                 return Err(bad(format!("the corridor runs through room `{}`", name(r))));
+            }
+        }
+    }
+    // As tiles, a corridor is floor with walls round it, and a room's outer ring of cells is
+    // wall, except in a room thinner than three cells, which is floor throughout: a corridor
+    // beside another corridor, or beside a thin room that is not one of its ends, would be
+    // a way between them that the level's graph does not have.
+    let thin: Vec<bool> = shapes
+        .iter()
+        .map(|r| {
+            let (lo, hi) = r.cells.iter().fold(
+                (
+                    Point::new(i32::MAX, i32::MAX),
+                    Point::new(i32::MIN, i32::MIN),
+                ),
+                |(lo, hi), &c| (lo.min_each(c), hi.max_each(c)),
+            );
+            hi.x - lo.x < 2 || hi.y - lo.y < 2
+        })
+        .collect();
+    for (li, (spec, placed)) in problem.links.iter().zip(&layout.links).enumerate() {
+        for &c in &placed.corridor {
+            for step in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let q = Point::new(c.x + step.0, c.y + step.1);
+                let beside = match (corridor_cells.get(&q), owner.get(&q)) {
+                    (Some(&other), _) if other != li => format!("link {other}'s corridor"),
+                    (_, Some(&r)) if thin[r] && r != spec.from && r != spec.to => {
+                        format!("room `{}`, which has no walls", name(r))
+                    }
+                    _ => continue,
+                };
+                return Err(Violation::Link {
+                    from: name(spec.from),
+                    to: name(spec.to),
+                    problem: format!("the corridor runs beside {beside} at cell {c}"),
+                });
             }
         }
     }

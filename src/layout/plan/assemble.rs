@@ -909,7 +909,7 @@ impl Planner {
             Point::new(i32::MIN, i32::MIN),
         );
         for &(s, p) in sub.placed.iter().flatten() {
-            let r = self.rect_of(s, p);
+            let r = part.planner.rect_of(s, p);
             min = min.min_each(r.min);
             max = max.max_each(r.max);
         }

@@ -1509,3 +1509,30 @@ fn a_rotation_that_is_not_the_graphs_is_refused() {
             .is_ok()
     );
 }
+
+/// A layout file may hold any numbers: rooms and corridor cells at the ends of the
+/// coordinate range are refused with a violation, never a panic (the tests build with
+/// overflow checks).
+#[test]
+fn extreme_coordinates_are_refused_not_panicked_on() {
+    use hand_made::{layout, p, problem};
+    let pr = problem();
+    for (x, y) in [
+        (i32::MAX - 6, i32::MAX - 6),
+        (i32::MIN, i32::MIN),
+        (i32::MAX - 6, i32::MIN),
+    ] {
+        let mut l = layout();
+        l.rooms[3] = hand_made::room("d", 0, 0);
+        l.rooms[3].outline = vec![p(x, y), p(x, y + 6), p(x + 6, y + 6), p(x + 6, y)];
+        l.rooms[3].min = p(x, y);
+        l.rooms[3].position = p(x, y);
+        assert!(check(&pr, &l).is_err(), "room at ({x}, {y})");
+        let mut l = layout();
+        l.links[1].corridor.insert(1, p(x, y));
+        assert!(check(&pr, &l).is_err(), "corridor cell at ({x}, {y})");
+        l.links[1].corridor[1] = p(x, y);
+        l.links[1].corridor.push(p(x, y));
+        assert!(check(&pr, &l).is_err(), "corridor cells at ({x}, {y})");
+    }
+}

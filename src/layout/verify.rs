@@ -82,7 +82,7 @@ pub(crate) fn outline_points(outline: &[Point]) -> Vec<Point> {
 /// at lattice points).
 pub(crate) fn points_gap(a: &[Point], b: &[Point]) -> u32 {
     a.iter()
-        .flat_map(|p| b.iter().map(move |q| p.manhattan(*q)))
+        .flat_map(|p| b.iter().map(move |q| distance(*p, *q)))
         .min()
         .unwrap_or(u32::MAX)
 }
@@ -96,9 +96,20 @@ fn box_gap(a: &[Point], b: &[Point]) -> u32 {
         )
     };
     let (a, b) = (span(a), span(b));
-    let dx = (b.0 - a.2).max(a.0 - b.2).max(0);
-    let dy = (b.1 - a.3).max(a.1 - b.3).max(0);
-    (dx + dy) as u32
+    // In 64 bits: a file may put rooms at both ends of the coordinate range.
+    let gap = |lo_a: i32, hi_a: i32, lo_b: i32, hi_b: i32| {
+        (i64::from(lo_b) - i64::from(hi_a))
+            .max(i64::from(lo_a) - i64::from(hi_b))
+            .max(0)
+    };
+    let (dx, dy) = (gap(a.0, a.2, b.0, b.2), gap(a.1, a.3, b.1, b.3));
+    u32::try_from(dx + dy).unwrap_or(u32::MAX)
+}
+
+/// The Manhattan distance between two points, `u32::MAX` where it is more (a file may hold
+/// points at both ends of the coordinate range).
+fn distance(a: Point, b: Point) -> u32 {
+    a.x.abs_diff(b.x).saturating_add(a.y.abs_diff(b.y))
 }
 
 /// The cell a corridor through door `a`-`b` of a room with cells `inside` starts in: of the two
@@ -375,7 +386,7 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
                 "the corridor does not start and end at its doors".into()
             ));
         }
-        if cells.windows(2).any(|w| w[0].manhattan(w[1]) != 1) {
+        if cells.windows(2).any(|w| distance(w[0], w[1]) != 1) {
             return Err(bad("the corridor has a gap".into()));
         }
         for &c in cells {
@@ -405,13 +416,17 @@ pub fn check(problem: &LayoutProblem, layout: &Layout) -> Result<(), Violation> 
                 ),
                 |(lo, hi), &c| (lo.min_each(c), hi.max_each(c)),
             );
-            hi.x - lo.x < 2 || hi.y - lo.y < 2
+            i64::from(hi.x) - i64::from(lo.x) < 2 || i64::from(hi.y) - i64::from(lo.y) < 2
         })
         .collect();
     for (li, (spec, placed)) in problem.links.iter().zip(&layout.links).enumerate() {
         for &c in &placed.corridor {
-            for step in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                let q = Point::new(c.x + step.0, c.y + step.1);
+            for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                // (A file may hold any numbers: a cell beyond them is beside nothing.)
+                let (Some(x), Some(y)) = (c.x.checked_add(dx), c.y.checked_add(dy)) else {
+                    continue;
+                };
+                let q = Point::new(x, y);
                 let beside = match (corridor_cells.get(&q), owner.get(&q)) {
                     (Some(&other), _) if other != li => format!("link {other}'s corridor"),
                     (_, Some(&r)) if thin[r] && r != spec.from && r != spec.to => {

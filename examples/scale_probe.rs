@@ -32,11 +32,13 @@
 //! the room-by-room search alone got (`Planner::search_deepest`) is drawn to
 //! `DIR/FAMILY-SIZE-SEED-search.svg` for a level that laid out too (found by a fallback). With
 //! `RASTER=1`, each layout found is also held to its tiles (`layout::raster::rasterise`): no
-//! room's floor beside a corridor or another room's floor, a run of corridor tiles per
-//! corridor.
+//! room's floor beside a corridor or another room's floor, no fewer runs of corridor tiles
+//! than corridors (`tests/common/tiles.rs`).
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
+#[path = "../tests/common/tiles.rs"]
+mod tiles;
 
 use levelplan::layout::{LayoutError, LayoutProblem, Planner};
 use scale::{all_corridors, chain_problem, open_problem, placed_problem, scale_problem};
@@ -341,8 +343,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 planner
                     .check(&layout)
                     .map_err(|e| format!("seed {s}: invalid layout: {e}"))?;
-                if std::env::var_os("RASTER").is_some() {
-                    raster_check(&layout).map_err(|e| format!("seed {s}: tiles: {e}"))?;
+                if std::env::var_os("RASTER").is_some()
+                    && let Some(e) = tiles::tile_faults(&layout)
+                {
+                    return Err(format!("seed {s}: tiles: {e}").into());
                 }
                 ok_times.push(secs);
                 let json = serde_json::to_string(&layout)?;
@@ -392,62 +396,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{family} {size}: {} of {tried} laid out, median of successes {median:.3} s",
         ok_times.len()
     );
-    Ok(())
-}
-
-/// `RASTER=1`: the layout as tiles keeps rooms and corridors apart but at their doors: no
-/// floor tile beside a corridor tile or another room's floor, and as many separate runs of
-/// corridor tiles as corridors.
-fn raster_check(layout: &levelplan::layout::Layout) -> Result<(), String> {
-    use levelplan::tiles::Tile;
-    let raster = levelplan::layout::raster::rasterise(layout, |_| Tile::Door);
-    let (tiles, regions) = (&raster.map.tiles, &raster.map.regions);
-    let (w, h) = (tiles.width() as i64, tiles.height() as i64);
-    let mut seen = vec![false; (w * h) as usize];
-    let mut runs = 0;
-    for y in 0..h {
-        for x in 0..w {
-            let t = tiles.get(x, y).copied();
-            for (dx, dy) in [(1, 0), (0, 1)] {
-                let u = tiles.get(x + dx, y + dy).copied();
-                match (t, u) {
-                    (Some(Tile::Floor), Some(Tile::Corridor))
-                    | (Some(Tile::Corridor), Some(Tile::Floor)) => {
-                        return Err(format!("floor beside a corridor at tile ({x}, {y})"));
-                    }
-                    (Some(Tile::Floor), Some(Tile::Floor))
-                        if regions.get(x, y) != regions.get(x + dx, y + dy) =>
-                    {
-                        return Err(format!("two rooms' floors meet at tile ({x}, {y})"));
-                    }
-                    _ => {}
-                }
-            }
-            if t == Some(Tile::Corridor) && !seen[(y * w + x) as usize] {
-                runs += 1;
-                let mut stack = vec![(x, y)];
-                seen[(y * w + x) as usize] = true;
-                while let Some((a, b)) = stack.pop() {
-                    for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                        let (c, d) = (a + dx, b + dy);
-                        if tiles.get(c, d) == Some(&Tile::Corridor) && !seen[(d * w + c) as usize] {
-                            seen[(d * w + c) as usize] = true;
-                            stack.push((c, d));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let corridors = layout
-        .links
-        .iter()
-        .filter(|l| !l.corridor.is_empty())
-        .count();
-    if runs != corridors {
-        return Err(format!(
-            "{runs} runs of corridor tiles for {corridors} corridors"
-        ));
-    }
     Ok(())
 }

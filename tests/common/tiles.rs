@@ -1,0 +1,56 @@
+//! A layout's tiles read on their own, independent of the check that accepts the layout.
+//! Shared by the layout tests and the scale probe (`examples/scale_probe.rs` includes this
+//! file).
+
+/// What is wrong with `layout` as tiles (`layout::raster::rasterise`), found on the tiles
+/// alone: a room's floor beside a corridor tile or beside another room's floor (a way the
+/// level's graph does not have), or fewer separate runs of corridor tiles than corridors (two
+/// corridors run together). `None` if nothing is.
+pub fn tile_faults(layout: &levelplan::layout::Layout) -> Option<String> {
+    use levelplan::tiles::Tile;
+    let raster = levelplan::layout::raster::rasterise(layout, |_| Tile::Door);
+    let (tiles, regions) = (&raster.map.tiles, &raster.map.regions);
+    let (w, h) = (tiles.width() as i64, tiles.height() as i64);
+    let mut seen = vec![false; (w * h) as usize];
+    let mut runs = 0;
+    for y in 0..h {
+        for x in 0..w {
+            let t = tiles.get(x, y).copied();
+            for (dx, dy) in [(1, 0), (0, 1)] {
+                let u = tiles.get(x + dx, y + dy).copied();
+                match (t, u) {
+                    (Some(Tile::Floor), Some(Tile::Corridor))
+                    | (Some(Tile::Corridor), Some(Tile::Floor)) => {
+                        return Some(format!("floor beside a corridor at tile ({x}, {y})"));
+                    }
+                    (Some(Tile::Floor), Some(Tile::Floor))
+                        if regions.get(x, y) != regions.get(x + dx, y + dy) =>
+                    {
+                        return Some(format!("two rooms' floors meet at tile ({x}, {y})"));
+                    }
+                    _ => {}
+                }
+            }
+            if t == Some(Tile::Corridor) && !seen[(y * w + x) as usize] {
+                runs += 1;
+                let mut stack = vec![(x, y)];
+                seen[(y * w + x) as usize] = true;
+                while let Some((a, b)) = stack.pop() {
+                    for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                        let (c, d) = (a + dx, b + dy);
+                        if tiles.get(c, d) == Some(&Tile::Corridor) && !seen[(d * w + c) as usize] {
+                            seen[(d * w + c) as usize] = true;
+                            stack.push((c, d));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let corridors = layout
+        .links
+        .iter()
+        .filter(|l| !l.corridor.is_empty())
+        .count();
+    (runs < corridors).then(|| format!("{runs} runs of corridor tiles for {corridors} corridors"))
+}

@@ -15,7 +15,9 @@
 //! written to `DIR/FAMILY-SIZE-SEED.svg` (with `SVG_OK=DIR`, a picture of each layout found, to
 //! `DIR/FAMILY-SIZE-SEED-ok.svg`); with `MILLIS=N`, each graph gets N milliseconds
 //! instead of 20 attempts; with `ORDER=1`, the room order the search follows
-//! (`Planner::debug_order`); with `EMBED=1`, the search keeps the cyclic order of a plane
+//! (`Planner::debug_order`); with `PARTS=1`, the rooms of each part of a level laid out in
+//! parts, one part per line in the order they are fitted (`Planner::debug_parts`; a line
+//! passed as `BLOCK` lays that part out alone); with `EMBED=1`, the search keeps the cyclic order of a plane
 //! drawing in which the pieces hanging off the level's loops share one face as far as a
 //! drawing allows (`Planner::heavy_outside_rotation`, an experiment); with `BLOCK=r1,r2,...`, only the rooms named, with a stand-in for
 //! each room outside them that a link joins to one of them (a block laid out alone), and with
@@ -333,6 +335,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let prep = t.elapsed().as_secs_f64();
         if std::env::var("ORDER").is_ok() {
             print!("{}", planner.debug_order());
+        }
+        if std::env::var("PARTS").is_ok() {
+            print!("{}", planner.debug_parts());
         }
         let t = std::time::Instant::now();
         let result = planner.layout(s);

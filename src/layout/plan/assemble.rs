@@ -365,71 +365,7 @@ impl Planner {
                         pool: &mut Pool,
                         rng: &mut R,
                         why: &mut [Option<LayoutError>]| {
-            pieces[k] = None;
-            let have = pool.pieces[k].len();
-            if have < POOL && pool.cursor[k] >= have {
-                let sub = &parts[k].planner;
-                // A layout that shuts a stand-in in leaves the part joined there no way out:
-                // search again; the last search's layout is taken as it is (or, if that search
-                // fails, the first layout found).
-                let mut kept = None;
-                let mut tries = 0;
-                let found = loop {
-                    tries += 1;
-                    let seed = rng.next_u64();
-                    // Annealing (slower) only after the part's first failed search in this call.
-                    // Other room orders after that, while the part has no layout yet (once
-                    // it has one, its own order can find more); last, the part without its
-                    // stand-ins, whose joint rooms may then have no free side left (the
-                    // fitting finds out), where the stand-ins themselves left no layout.
-                    let got = match sub.search(seed, deadline) {
-                        Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
-                            sub.anneal(seed, PART_ANNEAL_RUNS, deadline).map_err(|_| e)
-                        }
-                        other => other,
-                    };
-                    let got = match got {
-                        Err(e) if pool.made[k] == 0 => sub
-                            .search_other_orders(seed, deadline)
-                            .or_else(|_| {
-                                let bare = parts[k].without_stand_ins().ok_or(0u32)?;
-                                bare.search(seed, deadline)
-                                    .map_err(|_| 0)
-                                    .or_else(|_| bare.search_other_orders(seed, deadline))
-                            })
-                            .map_err(|_| e),
-                        other => other,
-                    };
-                    match got {
-                        Ok(done)
-                            if tries < STAND_IN_TRIES
-                                && !self.stand_ins_out(&parts[k], &done.0) =>
-                        {
-                            kept.get_or_insert(done);
-                        }
-                        Err(e) => break kept.take().ok_or(e),
-                        ok => break ok,
-                    }
-                };
-                match found {
-                    Ok((sub, _)) => {
-                        let piece = self.piece(&parts[k], sub);
-                        pool.pieces[k].push(self.turned(piece));
-                        pool.made[k] += 1;
-                    }
-                    Err(e) => {
-                        why[k] = Some(e);
-                        pool.failed[k] += 1;
-                    }
-                }
-            }
-            let have = pool.pieces[k].len();
-            if have == 0 {
-                return false;
-            }
-            pieces[k] = Some(pool.pieces[k][pool.cursor[k] % have].clone());
-            pool.cursor[k] += 1;
-            true
+            self.relayout(k, parts, pieces, pool, rng, why, deadline)
         };
         // Whether part `j`'s joint leads to a placed room.
         let joined = |st: &State, j: usize| {
@@ -692,6 +628,85 @@ impl Planner {
                 }
             }
         }
+    }
+
+    /// A new layout for part `k` into `pieces[k]` (the next of the pool's, made by the part's
+    /// own search while the pool is not full); false if its planner failed.
+    #[allow(clippy::too_many_arguments)]
+    fn relayout<R: Rng + ?Sized>(
+        &self,
+        k: usize,
+        parts: &[Part],
+        pieces: &mut [Option<Turns>],
+        pool: &mut Pool,
+        rng: &mut R,
+        why: &mut [Option<LayoutError>],
+        deadline: Option<std::time::Instant>,
+    ) -> bool {
+        pieces[k] = None;
+        let have = pool.pieces[k].len();
+        if have < POOL && pool.cursor[k] >= have {
+            let sub = &parts[k].planner;
+            // A layout that shuts a stand-in in leaves the part joined there no way out:
+            // search again; the last search's layout is taken as it is (or, if that search
+            // fails, the first layout found).
+            let mut kept = None;
+            let mut tries = 0;
+            let found = loop {
+                tries += 1;
+                let seed = rng.next_u64();
+                // Annealing (slower) only after the part's first failed search in this call.
+                // Other room orders after that, while the part has no layout yet (once
+                // it has one, its own order can find more); last, the part without its
+                // stand-ins, whose joint rooms may then have no free side left (the
+                // fitting finds out), where the stand-ins themselves left no layout.
+                let got = match sub.search(seed, deadline) {
+                    Err(e) if pool.failed[k] == 0 && sub.can_anneal() => {
+                        sub.anneal(seed, PART_ANNEAL_RUNS, deadline).map_err(|_| e)
+                    }
+                    other => other,
+                };
+                let got = match got {
+                    Err(e) if pool.made[k] == 0 => sub
+                        .search_other_orders(seed, deadline)
+                        .or_else(|_| {
+                            let bare = parts[k].without_stand_ins().ok_or(0u32)?;
+                            bare.search(seed, deadline)
+                                .map_err(|_| 0)
+                                .or_else(|_| bare.search_other_orders(seed, deadline))
+                        })
+                        .map_err(|_| e),
+                    other => other,
+                };
+                match got {
+                    Ok(done)
+                        if tries < STAND_IN_TRIES && !self.stand_ins_out(&parts[k], &done.0) =>
+                    {
+                        kept.get_or_insert(done);
+                    }
+                    Err(e) => break kept.take().ok_or(e),
+                    ok => break ok,
+                }
+            };
+            match found {
+                Ok((sub, _)) => {
+                    let piece = self.piece(&parts[k], sub);
+                    pool.pieces[k].push(self.turned(piece));
+                    pool.made[k] += 1;
+                }
+                Err(e) => {
+                    why[k] = Some(e);
+                    pool.failed[k] += 1;
+                }
+            }
+        }
+        let have = pool.pieces[k].len();
+        if have == 0 {
+            return false;
+        }
+        pieces[k] = Some(pool.pieces[k][pool.cursor[k] % have].clone());
+        pool.cursor[k] += 1;
+        true
     }
 
     /// "the part of `n` rooms around `room`", `room` its joint room, for errors.

@@ -432,7 +432,19 @@ pub(super) mod tests {
                     outside
                 );
             }
+            // The diagnostic listing names each part's rooms, one part per line, in order.
+            let listed: Vec<String> = planner.debug_parts().lines().map(String::from).collect();
+            assert_eq!(listed.len(), parts.len());
+            for (line, part) in listed.iter().zip(parts) {
+                let names: Vec<&str> = part
+                    .rooms
+                    .iter()
+                    .map(|&r| p.rooms[r].name.as_str())
+                    .collect();
+                assert_eq!(line, &names.join(","));
+            }
         }
+        assert_eq!(Planner::new(chain(2, 0)).unwrap().debug_parts(), "");
     }
 
     /// A part without its stand-ins keeps its own rooms and links, in the part's order (so

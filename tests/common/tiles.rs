@@ -11,8 +11,6 @@ pub fn tile_faults(layout: &levelplan::layout::Layout) -> Option<String> {
     let raster = levelplan::layout::raster::rasterise(layout, |_| Tile::Door);
     let (tiles, regions) = (&raster.map.tiles, &raster.map.regions);
     let (w, h) = (tiles.width() as i64, tiles.height() as i64);
-    let mut seen = vec![false; (w * h) as usize];
-    let mut runs = 0;
     for y in 0..h {
         for x in 0..w {
             let t = tiles.get(x, y).copied();
@@ -31,22 +29,12 @@ pub fn tile_faults(layout: &levelplan::layout::Layout) -> Option<String> {
                     _ => {}
                 }
             }
-            if t == Some(Tile::Corridor) && !seen[(y * w + x) as usize] {
-                runs += 1;
-                let mut stack = vec![(x, y)];
-                seen[(y * w + x) as usize] = true;
-                while let Some((a, b)) = stack.pop() {
-                    for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                        let (c, d) = (a + dx, b + dy);
-                        if tiles.get(c, d) == Some(&Tile::Corridor) && !seen[(d * w + c) as usize] {
-                            seen[(d * w + c) as usize] = true;
-                            stack.push((c, d));
-                        }
-                    }
-                }
-            }
         }
     }
+    // Separate runs of corridor tiles: the 4-connected regions of corridor tiles.
+    let runs = levelplan::tiles::regions::find_regions(tiles, |t| t == Tile::Corridor)
+        .sizes
+        .len();
     let corridors = layout
         .links
         .iter()

@@ -50,27 +50,6 @@ impl Planner {
             .collect()
     }
 
-    /// The rooms of each part of a big level laid out in parts, one part per line, in the
-    /// order they are fitted (empty for a level laid out room by room; for diagnosing hard
-    /// problems: `scale_probe`'s `PARTS=1`, and its `BLOCK` to lay one part out alone).
-    #[doc(hidden)]
-    pub fn debug_parts(&self) -> String {
-        let Some(parts) = self.parts.as_ref() else {
-            return String::new();
-        };
-        parts
-            .iter()
-            .map(|p| {
-                let names: Vec<&str> = p
-                    .rooms
-                    .iter()
-                    .map(|&r| self.problem.rooms[r].name.as_str())
-                    .collect();
-                names.join(",") + "\n"
-            })
-            .collect()
-    }
-
     /// The neighbours of each room the search sees: collapsed corridor rooms are replaced by a
     /// `Via` edge between their two rooms.
     pub(super) fn virtual_adjacency(&self) -> Vec<Vec<(usize, Edge)>> {

@@ -71,6 +71,27 @@ impl Part {
 }
 
 impl Planner {
+    /// The rooms of each part of a big level laid out in parts, one part per line, in the
+    /// order they are fitted (empty for a level laid out room by room; for diagnosing hard
+    /// problems: `scale_probe`'s `PARTS=1`, and its `BLOCK` to lay one part out alone).
+    #[doc(hidden)]
+    pub fn debug_parts(&self) -> String {
+        let Some(parts) = self.parts.as_ref() else {
+            return String::new();
+        };
+        parts
+            .iter()
+            .map(|p| {
+                let names: Vec<&str> = p
+                    .rooms
+                    .iter()
+                    .map(|&r| self.problem.rooms[r].name.as_str())
+                    .collect();
+                names.join(",") + "\n"
+            })
+            .collect()
+    }
+
     /// Cuts a big level into parts at bridges that may be realised by contact (and do not
     /// end at a collapsed corridor room), a big hub block first and then breadth first, so
     /// that each part's joint leads to a part listed before it; `None` if the level is small,

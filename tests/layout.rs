@@ -16,6 +16,11 @@ use proptest::prelude::*;
 mod tiles;
 use tiles::tile_faults;
 
+/// The scale benchmark's problems (shared with `benches/layout.rs` and the scale probe).
+#[path = "../benches/common/scale.rs"]
+#[allow(dead_code)]
+mod scale;
+
 fn edgar_dir(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/edgar")
@@ -563,6 +568,19 @@ fn level_like_graphs_without_holes_lay_out() {
         }
     }
     assert!(ok >= 4, "only {ok} of 5 graphs laid out");
+}
+
+/// A big level with a part that its own searches never lay out: graph 2 of the scale
+/// benchmark's 400-room level-like graphs without holes (20 attempts), whose part of 18 rooms
+/// (and 6 stand-ins) found no layout in its searches of 10 attempts each, other room orders,
+/// annealing or without its stand-ins, and failed the level. That part now gets one long
+/// search with corridors giving way to rooms before the level is given up, and the level lays
+/// out, validly (a layout of it was found in no other way).
+#[test]
+fn a_part_its_searches_miss_gets_one_long_search() {
+    let p = scale::open_problem(400, 40, 2);
+    assert_eq!(p.rooms.len(), 400);
+    assert!(lays_out_valid(&p, 2), "graph 2 of 400 rooms without holes");
 }
 
 /// A big level whose loops must enclose a room and the room hanging off it (graph 7 of the

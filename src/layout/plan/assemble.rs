@@ -18,8 +18,9 @@
 //! `Planner::layout` fits the parts of a second cut (pieces of up to
 //! [`HANGING_ROOMS`](super::parts::HANGING_ROOMS) rooms kept in the part they hang off), then
 //! lays the level out room by room, unless a part found no layout of its own in
-//! [`LAYOUTS_PER_PART`] searches: a layout of the level would contain one of the part, so the
-//! level fails there, naming the part. Otherwise the error names the part that failed most
+//! [`LAYOUTS_PER_PART`] searches nor in one long search after them ([`LAST_CHANCE_ATTEMPTS`]
+//! attempts, corridors giving way to rooms): a layout of the level would contain one of the
+//! part, so the level fails there, naming the part. Otherwise the error names the part that failed most
 //! often and how its moves fared when it last ran out of them ([`Tries`]): how many overlapped
 //! what was placed, and how many fitted but would have left a waiting part no free move
 //! (naming the last such part), which tells a walled-in joint from two parts wanting the same
@@ -45,6 +46,9 @@ use super::turns::{Piece, Turns};
 use super::{Deepest, Edge, Planner, State, search};
 use crate::seed;
 
+/// Attempts of the one long search a part gets when its searches found no layout of it
+/// (see `last_chance`).
+const LAST_CHANCE_ATTEMPTS: u32 = 1000;
 /// Annealing runs a part gets when its search first fails in a call (see `anneal`).
 const PART_ANNEAL_RUNS: u32 = 2;
 /// Layouts of a part tried (each at every position it may take) before the part placed
@@ -206,7 +210,8 @@ struct Frame {
 impl Planner {
     /// Lays a big level out part by part (see the module docs). The error comes with the part
     /// of the level, if any, that found no layout of its own in [`LAYOUTS_PER_PART`] searches (each
-    /// with its own order, other orders, annealing and the part without its stand-ins): the
+    /// with its own order, other orders, annealing and the part without its stand-ins) and one
+    /// long search after them (`last_chance`): the
     /// whole level contains that part, so laying it out room by room would have to find what
     /// those searches did not.
     pub(super) fn assemble(
@@ -220,6 +225,7 @@ impl Planner {
         let mut pool = Pool::new(parts.len());
         let mut fails = vec![Failed::default(); parts.len()];
         let mut why: Vec<Option<LayoutError>> = vec![None; parts.len()];
+        let mut last_chance = vec![false; parts.len()];
         let mut attempt = 0u32;
         // Attempts charged against the retry budget (see TRIES_PER_ATTEMPT).
         let mut charged = 0u32;
@@ -245,9 +251,20 @@ impl Planner {
             }
             let used = search::tries_so_far() - before;
             charged = charged.saturating_add(attempts_charged(used, per_room));
-            // A part that never laid out on its own will not now.
-            if pool.without_layout().is_some() {
-                break;
+            // A part that never laid out on its own: one long search of it (once), else the
+            // level fails there.
+            if let Some(k) = pool.without_layout() {
+                if last_chance[k] {
+                    break;
+                }
+                last_chance[k] = true;
+                match self.last_chance(&parts[k], rng.next_u64(), deadline) {
+                    Some(piece) => {
+                        pool.pieces[k].push(piece);
+                        pool.made[k] += 1;
+                    }
+                    None => break,
+                }
             }
         }
         // A part that never laid out on its own is the reason; else the part that failed to
@@ -707,6 +724,27 @@ impl Planner {
         pieces[k] = Some(pool.pieces[k][pool.cursor[k] % have].clone());
         pool.cursor[k] += 1;
         true
+    }
+
+    /// A layout of `part` by one long search, for a part whose searches found none: up to
+    /// [`LAST_CHANCE_ATTEMPTS`] attempts, with corridors that give way to rooms (as in small
+    /// levels); `None` if this search finds none either.
+    ///
+    /// Why: the part's own searches make few attempts each and its corridors do not give way
+    /// (in a big level, rerouting at every candidate costs more than it saves); a part that
+    /// lays out only after a few hundred attempts, or only where a corridor moves aside for a
+    /// room, would otherwise sink the level (graph 2 of the benchmark's 400-room graphs without
+    /// holes: its part of 18 rooms lays out at attempt 286 or 341 this way, and not in 1000
+    /// attempts without corridors giving way).
+    fn last_chance(
+        &self,
+        part: &Part,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+    ) -> Option<Turns> {
+        let sub = part.long_search(LAST_CHANCE_ATTEMPTS);
+        let (st, _) = sub.search(seed, deadline).ok()?;
+        Some(self.turned(self.piece(part, st)))
     }
 
     /// "the part of `n` rooms around `room`", `room` its joint room, for errors.

@@ -43,6 +43,15 @@ impl Part {
             .map_or(self.rooms[0], |(_, _, own)| self.rooms[own])
     }
 
+    /// The part's planner for one long search: `attempts` attempts, and corridors that give
+    /// way to rooms (as in small levels).
+    pub(super) fn long_search(&self, attempts: u32) -> Planner {
+        let mut planner = self.planner.clone();
+        planner.problem.budget.retry = RetryPolicy::Attempts(attempts);
+        planner.give_way = true;
+        planner
+    }
+
     /// A planner for the part without its stand-ins, `None` if it has none (or cannot be
     /// prepared): its rooms and links are the first ones of the part's problem, so its
     /// layouts make pieces as the part's own do.

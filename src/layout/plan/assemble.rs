@@ -43,7 +43,7 @@ use super::super::geom::{Point, Rect};
 use super::super::{Layout, LayoutError, Segment};
 use super::parts::Part;
 use super::turns::{Piece, Turns};
-use super::{Deepest, Edge, Planner, State, search};
+use super::{BIG, Deepest, Edge, Planner, State, search};
 use crate::seed;
 
 /// Attempts of the one long search a part gets when its searches found no layout of it
@@ -727,8 +727,10 @@ impl Planner {
     }
 
     /// A layout of `part` by one long search, for a part whose searches found none: up to
-    /// [`LAST_CHANCE_ATTEMPTS`] attempts, with corridors that give way to rooms (as in small
-    /// levels); `None` if this search finds none either.
+    /// [`LAST_CHANCE_ATTEMPTS`] attempts, with corridors that give way to rooms, as in a small
+    /// level; `None` if this search finds none either, or if the part (with its stand-ins) is
+    /// not a small level itself ([`BIG`] rooms or more: a part of 248 rooms took 226 s for
+    /// 1000 attempts).
     ///
     /// Why: the part's own searches make few attempts each and its corridors do not give way
     /// (in a big level, rerouting at every candidate costs more than it saves); a part that
@@ -742,6 +744,9 @@ impl Planner {
         seed: u64,
         deadline: Option<std::time::Instant>,
     ) -> Option<Turns> {
+        if part.planner.problem.rooms.len() >= BIG {
+            return None;
+        }
         let sub = part.long_search(LAST_CHANCE_ATTEMPTS);
         let (st, _) = sub.search(seed, deadline).ok()?;
         Some(self.turned(self.piece(part, st)))

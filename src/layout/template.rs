@@ -358,7 +358,7 @@ impl RoomTemplate {
         let sliding = matches!(self.doors, DoorMode::Sliding { .. });
         let mut met: Vec<Vec<Point>> = Vec::new();
         let mut unturned: Option<Mask> = None;
-        for &t in &self.transforms {
+        for (k, &t) in self.transforms.iter().enumerate() {
             let key = (sliding && !out.is_empty()).then(|| {
                 let (local, _) = turned_outline(&outline, t);
                 outline_key(&local).expect("the first shape checked the outline")
@@ -376,7 +376,8 @@ impl RoomTemplate {
                     Mask::from_outline(&local).map_err(|p| self.err(p.to_string()))?
                 });
             }
-            if sliding {
+            // (No transformation after the last one looks its outline up.)
+            if sliding && k + 1 < self.transforms.len() {
                 met.push(key.unwrap_or_else(|| {
                     outline_key(&shape.outline).expect("the shape's outline is checked")
                 }));

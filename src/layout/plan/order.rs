@@ -706,10 +706,12 @@ impl Planner {
                 keep_out: std::mem::take(&mut keep_out[r]),
             });
         }
-        let mut step_of = pos.clone();
+        // (A collapsed corridor room's two rooms are not collapsed: their steps are read
+        // unchanged.)
+        let mut step_of = pos;
         for (k, v) in self.via.iter().enumerate() {
             if let Some(v) = v {
-                step_of[k] = pos[v.a].max(pos[v.b]);
+                step_of[k] = step_of[v.a].max(step_of[v.b]);
             }
         }
         self.step_of = step_of;

@@ -405,9 +405,16 @@ impl ShapeSet {
     pub(super) fn compile(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
         let mut shapes: Vec<Shape> = Vec::new();
         let mut template_shapes: Vec<Vec<u32>> = Vec::new();
+        // Names met so far: a scan for the few templates a level usually has, hashed beyond.
         let mut names = std::collections::HashSet::new();
+        let few = templates.len() <= 32;
         for (i, t) in templates.iter().enumerate() {
-            if !names.insert(t.name.as_str()) {
+            let repeated = if few {
+                templates[..i].iter().any(|u| u.name == t.name)
+            } else {
+                !names.insert(t.name.as_str())
+            };
+            if repeated {
                 return Err(LayoutError::DuplicateTemplate {
                     name: t.name.clone(),
                 });

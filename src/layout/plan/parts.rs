@@ -33,6 +33,9 @@ pub(super) struct Part {
     /// The cut link to a part placed earlier: (link, the room at the other end, the part's
     /// own room at this end as an index into `rooms`). `None` for the first part.
     pub(super) joint: Option<(usize, usize, usize)>,
+    /// The part's planner with corridors that give way to rooms (as in a small level), made
+    /// when first asked for: [`Part::yielding`].
+    pub(super) yielding: std::sync::OnceLock<Planner>,
 }
 
 impl Part {
@@ -46,10 +49,19 @@ impl Part {
     /// The part's planner for one long search: `attempts` attempts, and corridors that give
     /// way to rooms (as in small levels).
     pub(super) fn long_search(&self, attempts: u32) -> Planner {
-        let mut planner = self.planner.clone();
+        let mut planner = self.yielding().clone();
         planner.problem.budget.retry = RetryPolicy::Attempts(attempts);
-        planner.give_way = true;
         planner
+    }
+
+    /// The part's planner with corridors that give way to rooms, as in a level under
+    /// [`BIG`] rooms (the part's own planner takes `give_way` from its level).
+    pub(super) fn yielding(&self) -> &Planner {
+        self.yielding.get_or_init(|| {
+            let mut planner = self.planner.clone();
+            planner.give_way = true;
+            planner
+        })
     }
 
     /// A planner for the part without its stand-ins, `None` if it has none (or cannot be
@@ -320,6 +332,7 @@ impl Planner {
                 rooms,
                 links: sub_links,
                 joint,
+                yielding: std::sync::OnceLock::new(),
             });
         }
         Some(parts)

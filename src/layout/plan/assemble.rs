@@ -43,7 +43,7 @@ use super::super::geom::{Point, Rect};
 use super::super::{Layout, LayoutError, Segment};
 use super::parts::Part;
 use super::turns::{Piece, Turns};
-use super::{BIG, Deepest, Edge, Planner, State, search};
+use super::{Deepest, Edge, Planner, State, search};
 use crate::seed;
 
 /// Attempts of the one long search a part gets when its searches found no layout of it
@@ -225,7 +225,7 @@ impl Planner {
         let mut pool = Pool::new(parts.len());
         let mut fails = vec![Failed::default(); parts.len()];
         let mut why: Vec<Option<LayoutError>> = vec![None; parts.len()];
-        let mut last_chance = vec![false; parts.len()];
+        let mut searched_long = vec![false; parts.len()];
         let mut attempt = 0u32;
         // Attempts charged against the retry budget (see TRIES_PER_ATTEMPT).
         let mut charged = 0u32;
@@ -254,10 +254,10 @@ impl Planner {
             // A part that never laid out on its own: one long search of it (once), else the
             // level fails there.
             if let Some(k) = pool.without_layout() {
-                if last_chance[k] {
+                if searched_long[k] {
                     break;
                 }
-                last_chance[k] = true;
+                searched_long[k] = true;
                 match self.last_chance(&parts[k], rng.next_u64(), deadline) {
                     Some(piece) => {
                         pool.pieces[k].push(piece);
@@ -736,8 +736,8 @@ impl Planner {
     /// A layout of `part` by one long search, for a part whose searches found none: up to
     /// [`LAST_CHANCE_ATTEMPTS`] attempts, with corridors that give way to rooms, as in a small
     /// level; `None` if this search finds none either, or if the part (with its stand-ins) is
-    /// not a small level itself ([`BIG`] rooms or more: a part of 248 rooms took 226 s for
-    /// 1000 attempts).
+    /// not a small level itself ([`BIG`](super::BIG) rooms or more: a part of 248 rooms took
+    /// 226 s for 1000 attempts).
     ///
     /// Why: the part's own searches make few attempts each and its corridors do not give way
     /// (in a big level, rerouting at every candidate costs more than it saves); a part that
@@ -751,7 +751,7 @@ impl Planner {
         seed: u64,
         deadline: Option<std::time::Instant>,
     ) -> Option<Turns> {
-        if part.planner.problem.rooms.len() >= BIG {
+        if part.planner.big {
             return None;
         }
         let sub = part.long_search(LAST_CHANCE_ATTEMPTS);

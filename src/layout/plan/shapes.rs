@@ -405,14 +405,14 @@ impl ShapeSet {
     pub(super) fn compile(templates: &[RoomTemplate]) -> Result<ShapeSet, LayoutError> {
         let mut shapes: Vec<Shape> = Vec::new();
         let mut template_shapes: Vec<Vec<u32>> = Vec::new();
-        // Names met so far: a scan for the few templates a level usually has, hashed beyond.
-        let mut names = std::collections::HashSet::new();
-        let few = templates.len() <= 32;
+        // Names met so far: a scan for the few templates a level usually has, hashed beyond
+        // (the set is made only then).
+        let mut names = (templates.len() > 32)
+            .then(|| std::collections::HashSet::with_capacity(templates.len()));
         for (i, t) in templates.iter().enumerate() {
-            let repeated = if few {
-                templates[..i].iter().any(|u| u.name == t.name)
-            } else {
-                !names.insert(t.name.as_str())
+            let repeated = match &mut names {
+                Some(set) => !set.insert(t.name.as_str()),
+                None => templates[..i].iter().any(|u| u.name == t.name),
             };
             if repeated {
                 return Err(LayoutError::DuplicateTemplate {

@@ -474,7 +474,7 @@ impl Planner {
             });
             // Try moves of the top frame; on running out, new layouts; then undo.
             loop {
-                if spent() {
+                if spent() || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                     return None;
                 }
                 let f = frames.last_mut().expect("a frame is open");
@@ -662,7 +662,10 @@ impl Planner {
     ) -> bool {
         pieces[k] = None;
         let have = pool.pieces[k].len();
-        if have < POOL && pool.cursor[k] >= have {
+        // No new search past the deadline (a search makes one attempt even then, and the
+        // fitting, which returns nothing found past it, may ask for hundreds).
+        let past = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+        if have < POOL && pool.cursor[k] >= have && !past {
             // After a failed search, the part's corridors give way to its rooms: a part
             // whose first search failed is a hard one, and the rerouting that costs more than
             // it saves over a whole big level pays off there.
@@ -1394,6 +1397,31 @@ mod tests {
             }
         }
         p
+    }
+
+    /// Past the deadline a part's layouts come from its pool only: no new search (a search
+    /// makes one attempt even past its deadline, and the fitting, which returns nothing found
+    /// then, could ask for hundreds before it next looks at the clock).
+    #[test]
+    fn no_part_is_searched_past_the_deadline() {
+        use super::Pool;
+        let planner = Planner::new(path_of_rooms(60)).unwrap();
+        let parts = planner.parts.as_ref().expect("a big level");
+        let mut pool = Pool::new(parts.len());
+        let mut pieces = vec![None; parts.len()];
+        let mut why = vec![None; parts.len()];
+        let mut rng = crate::seed::stream(5, "test");
+        let past = Some(std::time::Instant::now());
+        assert!(!planner.relayout(0, parts, &mut pieces, &mut pool, &mut rng, &mut why, past));
+        assert_eq!((pool.made[0], pool.failed[0]), (0, 0), "nothing searched");
+        // Without a deadline the same part is laid out, and a layout in the pool is handed
+        // out past the deadline too.
+        assert!(planner.relayout(0, parts, &mut pieces, &mut pool, &mut rng, &mut why, None));
+        assert_eq!(pool.made[0], 1);
+        pool.cursor[0] = 0;
+        assert!(planner.relayout(0, parts, &mut pieces, &mut pool, &mut rng, &mut why, past));
+        assert!(pieces[0].is_some());
+        assert_eq!(pool.made[0], 1);
     }
 
     /// A part with no layout of its own (a 3 x 3 cell, one door a side, in the middle of a

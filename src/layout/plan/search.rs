@@ -77,13 +77,17 @@ impl Planner {
         let mut in_parts: Option<String> = None;
         for (cut, parts) in self.cuts().enumerate() {
             let share = ms.map(|ms| after(cut_ends_at(cut, ms)));
-            match self.assemble(seed, parts, share.or(cap), None) {
+            let result = self.assemble(seed, parts, share.or(cap), None);
+            let share_spent = share.is_some_and(|d| std::time::Instant::now() >= d);
+            match result {
                 Ok(mut layout) => {
                     layout.attempts += before;
                     return Ok(layout);
                 }
                 // A part found no layout of its own: nor will the level that contains it.
-                Err((mut e, Some(_))) => {
+                // (Not so a part whose searches this cut's share of a time budget cut short:
+                // the next cut and the room-by-room search get the time that is left, below.)
+                Err((mut e, Some(_))) if !share_spent => {
                     if let LayoutError::NoLayout {
                         attempts,
                         constraint,
@@ -103,7 +107,7 @@ impl Planner {
                         constraint,
                         ..
                     },
-                    None,
+                    _,
                 )) => {
                     before += attempts;
                     in_parts = Some(constraint);

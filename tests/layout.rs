@@ -621,6 +621,31 @@ fn big_levels_take_a_time_budget() {
     assert_eq!(check(&p, &layout), Ok(()));
 }
 
+/// A big level given a time limit (`Budget::time_limit_ms`) that runs out before its parts
+/// are fitted: the layout is then either the one found without the limit or an
+/// [`LayoutError::OutOfTime`], never one that a later stage (the second cut, or the
+/// room-by-room search) found past the limit. A limit of 0 ms has run out before the first
+/// attempt ends, on any machine.
+#[test]
+fn a_big_level_past_its_time_limit_gives_the_unlimited_layout_or_out_of_time() {
+    let g = levelplan::graph::random::loop_chain_graph(
+        10,
+        &mut levelplan::seed::stream(5, "timed chain test"),
+    );
+    let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
+    assert!(p.rooms.len() >= 50, "{} rooms", p.rooms.len());
+    for seed in 0..3 {
+        let free = Planner::new(p.clone()).unwrap().layout(seed).unwrap();
+        p.budget.time_limit_ms = Some(0);
+        match Planner::new(p.clone()).unwrap().layout(seed) {
+            Ok(layout) => assert_eq!(layout, free, "seed {seed}"),
+            Err(LayoutError::OutOfTime { limit_ms: 0, .. }) => {}
+            other => panic!("seed {seed}: {other:?}"),
+        }
+        p.budget.time_limit_ms = None;
+    }
+}
+
 /// Lays `p` out with 20 attempts for seeds `0..seeds`: every layout valid, and the same
 /// twice.
 fn lays_out_every_seed(mut p: LayoutProblem, seeds: u64) {

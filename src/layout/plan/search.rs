@@ -75,7 +75,19 @@ impl Planner {
         let mut before = 0;
         // Why the parts did not fit, for the error if the room-by-room search fails too.
         let mut in_parts: Option<String> = None;
-        for (cut, parts) in self.cuts().enumerate() {
+        // The last cut's error: what the layout returns if the cap runs out before the
+        // room-by-room search (past the cap nothing more is tried: a later stage could only
+        // find a layout other than the one found without the cap).
+        let mut last: Option<LayoutError> = None;
+        let capped = || cap.is_some_and(|c| std::time::Instant::now() >= c);
+        let mut cuts = self.cuts().enumerate();
+        loop {
+            if last.is_some() && capped() {
+                break;
+            }
+            let Some((cut, parts)) = cuts.next() else {
+                break;
+            };
             let share = ms.map(|ms| after(cut_ends_at(cut, ms)));
             let result = self.assemble(seed, parts, share.or(cap), None);
             let share_spent = share.is_some_and(|d| std::time::Instant::now() >= d);
@@ -101,19 +113,24 @@ impl Planner {
                 }
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): the next cut, then room by room, each with a budget of its own.
-                Err((
-                    LayoutError::NoLayout {
+                Err((mut e @ LayoutError::NoLayout { .. }, _)) => {
+                    if let LayoutError::NoLayout {
                         attempts,
                         constraint,
                         ..
-                    },
-                    _,
-                )) => {
-                    before += attempts;
-                    in_parts = Some(constraint);
+                    } = &mut e
+                    {
+                        before += *attempts;
+                        *attempts = before;
+                        in_parts = Some(constraint.clone());
+                    }
+                    last = Some(e);
                 }
                 Err((e, _)) => return Err(e),
             }
+        }
+        if let Some(e) = last.take().filter(|_| capped()) {
+            return Err(e);
         }
         let whole = self.ordered()?;
         match whole.solve(seed, ms.map(after).or(cap)) {
@@ -341,10 +358,13 @@ impl Planner {
                 RetryPolicy::Attempts(_) => None,
             };
             let mut rec = Deepest::default();
-            picture = match self.assemble(seed, parts, deadline, Some(&mut rec)) {
+            let result = self.assemble(seed, parts, deadline, Some(&mut rec));
+            // As in a layout, a part whose searches the share cut short sends it on.
+            let share_spent = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            picture = match result {
                 Ok(_) => return None,
-                Err((_, Some(k))) => return self.part_deepest(&parts[k], seed),
-                Err((_, None)) => (!rec.placed.is_empty()).then(|| self.partial_layout(&rec)),
+                Err((_, Some(k))) if !share_spent => return self.part_deepest(&parts[k], seed),
+                Err(_) => (!rec.placed.is_empty()).then(|| self.partial_layout(&rec)),
             };
         }
         picture

@@ -862,25 +862,32 @@ impl Planner {
             return cap;
         };
         let mut c = 0;
-        // Turns whose joint room has the same shape share its free positions.
-        let mut free: Vec<(u32, Vec<Point>)> = Vec::new();
+        let room = part.rooms[own];
+        // Turns whose joint room has the same shape share its contact positions (the same
+        // offsets from the room it joins): whether each is clear of what is placed, found
+        // when a turn first needs it (0 not yet, 1 clear, 2 not), so that a count that
+        // reaches `cap` early looks at few of them.
+        let mut clear: Vec<(u32, Vec<u8>)> = Vec::new();
         for piece in turns {
             let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
                 return cap;
             };
             let (sb, pb) = piece.placed[own];
-            let at = free.iter().position(|f| f.0 == sb).unwrap_or_else(|| {
-                let room = part.rooms[own];
-                let spots = offsets
-                    .iter()
-                    .map(|&o| base + o + pb)
-                    .filter(|&q| self.collides(st, room, sb, q).is_none())
-                    .collect();
-                free.push((sb, spots));
-                free.len() - 1
+            let at = clear.iter().position(|f| f.0 == sb).unwrap_or_else(|| {
+                clear.push((sb, vec![0; offsets.len()]));
+                clear.len() - 1
             });
-            for &q in &free[at].1 {
-                if self.rest_fits(st, part, piece, q - pb) {
+            for (i, &o) in offsets.iter().enumerate() {
+                let q = base + o + pb;
+                let known = &mut clear[at].1[i];
+                if *known == 0 {
+                    *known = if self.collides(st, room, sb, q).is_none() {
+                        1
+                    } else {
+                        2
+                    };
+                }
+                if *known == 1 && self.rest_fits(st, part, piece, q - pb) {
                     c += 1;
                     if c >= cap {
                         return c;

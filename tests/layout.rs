@@ -662,7 +662,7 @@ fn a_part_shuts_in_the_lightest_piece() {
     assert!(lays_out_valid(&p, 7));
 }
 
-/// A time budget works for big levels too (the parts get the first half, the room-by-room
+/// A time budget works for big levels too (the parts get the first 70%, the room-by-room
 /// search the rest): a chain of 10 loops lays out validly under one. The budget is far beyond
 /// what the level takes on any machine (a fraction of a second here), so that the test does not
 /// depend on the machine's speed: a budget only bounds the search, the first valid layout ends

@@ -220,13 +220,13 @@ pub enum RetryPolicy {
     /// attempt and run.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines:
-    /// the number of attempts depends on speed). A big level laid out in parts gives the parts
-    /// the first half of the time, the parts of its second cut (if they are tried) the third
-    /// quarter and the room-by-room search the rest; each stage makes at least one attempt.
-    /// A part whose own searches find no layout ends the layout early (the whole level
-    /// contains it), unless its stage's share of the time ran out first: then the next stage
-    /// gets the time that is left. A level laid out room by room shares its time among the stages that may follow a
-    /// failed search: on a level that can be annealed and is under 50 rooms, the search gets
+    /// the number of attempts depends on speed). A big level laid out in parts gives the
+    /// fitting of its parts the first 70% of the time (the parts of its second cut, if they
+    /// are tried, get what the first cut leaves of it) and the room-by-room search the rest;
+    /// each stage makes at least one attempt. A part whose own searches find no layout ends
+    /// the layout early (the whole level contains it), unless its stage's share of the time
+    /// ran out first: then the next stage gets the time that is left. A level laid out room
+    /// by room shares its time among the stages that may follow a failed search: on a level that can be annealed and is under 50 rooms, the search gets
     /// the first third, annealing half of what the search leaves and the other room orders
     /// the rest, each order an even share of what is left when it starts (two stages: halves;
     /// each stage makes at least one attempt or run).

@@ -226,10 +226,11 @@ pub enum RetryPolicy {
     /// each stage makes at least one attempt. A part whose own searches find no layout ends
     /// the layout early (the whole level contains it), unless its stage's share of the time
     /// ran out first: then the next stage gets the time that is left. A level laid out room
-    /// by room shares its time among the stages that may follow a failed search: on a level that can be annealed and is under 50 rooms, the search gets
-    /// the first third, annealing half of what the search leaves and the other room orders
-    /// the rest, each order an even share of what is left when it starts (two stages: halves;
-    /// each stage makes at least one attempt or run).
+    /// by room shares its time among the stages that may follow a failed search: on a level
+    /// that can be annealed and is under 50 rooms, the search gets the first third, annealing
+    /// half of what the search leaves and the other room orders the rest, each order an even
+    /// share of what is left when it starts (two stages: halves; each stage makes at least one
+    /// attempt or run).
     Millis(u64),
 }
 

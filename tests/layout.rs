@@ -662,6 +662,17 @@ fn a_part_shuts_in_the_lightest_piece() {
     assert!(lays_out_valid(&p, 7));
 }
 
+/// A chain of 10 loops (a big level, 50 rooms or more) for the time budget tests.
+fn timed_chain() -> LayoutProblem {
+    let g = levelplan::graph::random::loop_chain_graph(
+        10,
+        &mut levelplan::seed::stream(5, "timed chain test"),
+    );
+    let p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
+    assert!(p.rooms.len() >= 50, "{} rooms", p.rooms.len());
+    p
+}
+
 /// A time budget works for big levels too (the parts get the first 70%, the room-by-room
 /// search the rest): a chain of 10 loops lays out validly under one. The budget is far beyond
 /// what the level takes on any machine (a fraction of a second here), so that the test does not
@@ -669,12 +680,7 @@ fn a_part_shuts_in_the_lightest_piece() {
 /// it.
 #[test]
 fn big_levels_take_a_time_budget() {
-    let g = levelplan::graph::random::loop_chain_graph(
-        10,
-        &mut levelplan::seed::stream(5, "timed chain test"),
-    );
-    let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
-    assert!(p.rooms.len() >= 50, "{} rooms", p.rooms.len());
+    let mut p = timed_chain();
     p.budget.retry = levelplan::layout::RetryPolicy::Millis(600_000);
     let layout = Planner::new(p.clone()).unwrap().layout(1).unwrap();
     assert_eq!(check(&p, &layout), Ok(()));
@@ -687,12 +693,7 @@ fn big_levels_take_a_time_budget() {
 /// attempt ends, on any machine.
 #[test]
 fn a_big_level_past_its_time_limit_gives_the_unlimited_layout_or_out_of_time() {
-    let g = levelplan::graph::random::loop_chain_graph(
-        10,
-        &mut levelplan::seed::stream(5, "timed chain test"),
-    );
-    let mut p = chain_problem(&g, |links| if links > 3 { vec![3] } else { vec![0, 1] });
-    assert!(p.rooms.len() >= 50, "{} rooms", p.rooms.len());
+    let mut p = timed_chain();
     for seed in 0..3 {
         let free = Planner::new(p.clone()).unwrap().layout(seed).unwrap();
         // And limits that run out part of the way, wherever that is on the machine.

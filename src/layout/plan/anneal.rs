@@ -89,7 +89,7 @@ impl Planner {
     ) -> Result<(State, u32), u32> {
         let mut rng = seed::stream(seed, "anneal");
         for run in 1..=runs.max(1) {
-            if run > 1 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if run > 1 && super::search::past(deadline) {
                 return Err(run - 1);
             }
             let mut r = Run::new(self);
@@ -448,7 +448,7 @@ impl<'a> Run<'a> {
             let mut t = t0;
             let mut done = false;
             'cycles: for _ in 0..CYCLES {
-                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                if super::search::past(deadline) {
                     return None;
                 }
                 for _ in 0..MOVES_PER_ROOM as usize * chain.len().max(MOVES_FLOOR) {

@@ -410,7 +410,7 @@ impl Planner {
             // returned must be the one found without a deadline (`Budget::time_limit_ms`).
             // (Searches since the last check ran in an earlier turn of this loop: the layout
             // is returned in a turn that searches nothing.)
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if search::past(deadline) {
                 return None;
             }
             // The next part: the first, or the waiting part with the fewest free moves.
@@ -474,7 +474,7 @@ impl Planner {
             });
             // Try moves of the top frame; on running out, new layouts; then undo.
             loop {
-                if spent() || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                if spent() || search::past(deadline) {
                     return None;
                 }
                 let f = frames.last_mut().expect("a frame is open");
@@ -664,7 +664,7 @@ impl Planner {
         let have = pool.pieces[k].len();
         // No new search past the deadline (a search makes one attempt even then, and the
         // fitting, which returns nothing found past it, may ask for hundreds).
-        let past = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+        let past = search::past(deadline);
         if have < POOL && pool.cursor[k] >= have && !past {
             // After a failed search, the part's corridors give way to its rooms: a part
             // whose first search failed is a hard one, and the rerouting that costs more than
@@ -865,29 +865,23 @@ impl Planner {
         let room = part.rooms[own];
         // Turns whose joint room has the same shape share its contact positions (the same
         // offsets from the room it joins): whether each is clear of what is placed, found
-        // when a turn first needs it (0 not yet, 1 clear, 2 not), so that a count that
-        // reaches `cap` early looks at few of them.
-        let mut clear: Vec<(u32, Vec<u8>)> = Vec::new();
+        // when a turn first needs it, so that a count that reaches `cap` early looks at few
+        // of them.
+        let mut clear: Vec<(u32, Vec<Option<bool>>)> = Vec::new();
         for piece in turns {
             let Some((base, offsets)) = self.joint_offsets(st, part, piece) else {
                 return cap;
             };
             let (sb, pb) = piece.placed[own];
             let at = clear.iter().position(|f| f.0 == sb).unwrap_or_else(|| {
-                clear.push((sb, vec![0; offsets.len()]));
+                clear.push((sb, vec![None; offsets.len()]));
                 clear.len() - 1
             });
             for (i, &o) in offsets.iter().enumerate() {
                 let q = base + o + pb;
-                let known = &mut clear[at].1[i];
-                if *known == 0 {
-                    *known = if self.collides(st, room, sb, q).is_none() {
-                        1
-                    } else {
-                        2
-                    };
-                }
-                if *known == 1 && self.rest_fits(st, part, piece, q - pb) {
+                let free =
+                    *clear[at].1[i].get_or_insert_with(|| self.collides(st, room, sb, q).is_none());
+                if free && self.rest_fits(st, part, piece, q - pb) {
                     c += 1;
                     if c >= cap {
                         return c;

@@ -525,7 +525,7 @@ impl Planner {
         let orders = if self.big { 0 } else { OTHER_ORDERS };
         let (mut first, mut loops_left) = (1, true);
         for k in 0..orders {
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if super::search::past(deadline) {
                 break;
             }
             let mut looped = None;

@@ -31,6 +31,11 @@ fn parts_end_at(ms: u64) -> u64 {
     ms / 10 * 7 + ms % 10 * 7 / 10
 }
 
+/// Whether `deadline` (if any) has passed.
+pub(super) fn past(deadline: Option<std::time::Instant>) -> bool {
+    deadline.is_some_and(|d| std::time::Instant::now() >= d)
+}
+
 impl Planner {
     /// Lays the rooms out for a seed.
     pub fn layout(&self, seed: u64) -> Result<Layout, LayoutError> {
@@ -75,13 +80,12 @@ impl Planner {
             cap.map_or(d, |c| c.min(d))
         };
         let mut before = 0;
-        // Why the parts did not fit, for the error if the room-by-room search fails too.
-        let mut in_parts: Option<String> = None;
-        // The last cut's error: what the layout returns if the cap runs out before the
-        // room-by-room search (past the cap nothing more is tried: a later stage could only
-        // find a layout other than the one found without the cap).
+        // The last cut's error (its attempts those of every cut so far): why the parts did not
+        // fit, for the error if the room-by-room search fails too, and what the layout returns
+        // if the cap runs out before that search (past the cap nothing more is tried: a later
+        // stage could only find a layout other than the one found without the cap).
         let mut last: Option<LayoutError> = None;
-        let capped = || cap.is_some_and(|c| std::time::Instant::now() >= c);
+        let capped = || past(cap);
         let mut cuts = self.cuts();
         loop {
             if last.is_some() && capped() {
@@ -92,7 +96,7 @@ impl Planner {
             };
             let share = ms.map(|ms| after(parts_end_at(ms)));
             let result = self.assemble(seed, parts, share.or(cap), None);
-            let share_spent = share.is_some_and(|d| std::time::Instant::now() >= d);
+            let share_spent = past(share);
             match result {
                 Ok(mut layout) => {
                     layout.attempts += before;
@@ -115,23 +119,29 @@ impl Planner {
                 }
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): the next cut, then room by room, each with a budget of its own.
-                Err((mut e @ LayoutError::NoLayout { .. }, _)) => {
-                    if let LayoutError::NoLayout {
+                Err((
+                    LayoutError::NoLayout {
                         attempts,
+                        room,
+                        composite,
+                        failures,
                         constraint,
-                        ..
-                    } = &mut e
-                    {
-                        before += *attempts;
-                        *attempts = before;
-                        in_parts = Some(constraint.clone());
-                    }
-                    last = Some(e);
+                    },
+                    _,
+                )) => {
+                    before += attempts;
+                    last = Some(LayoutError::NoLayout {
+                        attempts: before,
+                        room,
+                        composite,
+                        failures,
+                        constraint,
+                    });
                 }
                 Err((e, _)) => return Err(e),
             }
         }
-        if let Some(e) = last.take().filter(|_| capped()) {
+        if let Some(e) = last.take_if(|_| capped()) {
             return Err(e);
         }
         let whole = self.ordered()?;
@@ -146,7 +156,10 @@ impl Planner {
                 {
                     *attempts += before;
                     self.push_enclosure_hint(constraint);
-                    if let Some(why) = in_parts {
+                    if let Some(LayoutError::NoLayout {
+                        constraint: why, ..
+                    }) = last
+                    {
                         constraint.push_str(" (laid out in parts first: ");
                         constraint.push_str(&why);
                         constraint.push(')');
@@ -225,7 +238,7 @@ impl Planner {
     /// Whether the retry policy allows another attempt after `attempt` attempts: under
     /// [`RetryPolicy::Millis`], the first attempt always, then until `deadline`.
     pub(super) fn attempts_left(&self, attempt: u32, deadline: Option<std::time::Instant>) -> bool {
-        let in_time = || deadline.is_none_or(|d| std::time::Instant::now() < d);
+        let in_time = || !past(deadline);
         match self.problem.budget.retry {
             // Under a count the deadline is only the cap (`Budget::time_limit_ms`).
             RetryPolicy::Attempts(k) => attempt < k.max(1) && (attempt == 0 || in_time()),
@@ -362,7 +375,7 @@ impl Planner {
             let mut rec = Deepest::default();
             let result = self.assemble(seed, parts, deadline, Some(&mut rec));
             // As in a layout, a part whose searches the share cut short sends it on.
-            let share_spent = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+            let share_spent = past(deadline);
             picture = match result {
                 Ok(_) => return None,
                 Err((_, Some(k))) if !share_spent => return self.part_deepest(&parts[k], seed),

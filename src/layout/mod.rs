@@ -223,14 +223,17 @@ pub enum RetryPolicy {
     /// the number of attempts depends on speed). A big level laid out in parts gives the
     /// fitting of its parts the first 70% of the time (the parts of its second cut, if they
     /// are tried, get what the first cut leaves of it) and the room-by-room search the rest;
-    /// each stage makes at least one attempt. A part whose own searches find no layout ends
+    /// each stage makes at least one attempt, except that the room-by-room search there ends
+    /// where the time does, even within its first attempt (so that a failed layout ends on
+    /// time: the clock is read every few hundred tries). A part whose own searches find no layout ends
     /// the layout early (the whole level contains it), unless its stage's share of the time
     /// ran out first: then the next stage gets the time that is left. A level laid out room
     /// by room shares its time among the stages that may follow a failed search: on a level
     /// that can be annealed and is under 50 rooms, the search gets the first third, annealing
     /// half of what the search leaves and the other room orders the rest, each order an even
     /// share of what is left when it starts (two stages: halves; each stage makes at least one
-    /// attempt or run).
+    /// attempt or run). Every search's attempts after its first end where its share of the
+    /// time does.
     Millis(u64),
 }
 

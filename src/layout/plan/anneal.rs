@@ -101,11 +101,14 @@ impl Planner {
     }
 
     /// The room-by-room search, then annealing where it applies, then (on a small level) the
-    /// search under other room orders: the state and the attempts.
+    /// search under other room orders: the state and the attempts. `after_others`: the
+    /// search follows stages that already made attempts (see
+    /// [`Planner::search_after_others`]).
     pub(super) fn solve(
         &self,
         seed: u64,
         deadline: Option<std::time::Instant>,
+        after_others: bool,
     ) -> Result<(State, u32), LayoutError> {
         // Under a time budget each stage that may follow gets a share of the time: the search
         // the first, annealing an even share of what the search leaves, other orders the rest
@@ -113,7 +116,12 @@ impl Planner {
         let anneals = self.can_anneal();
         let others = !self.big;
         let stages = 1 + u32::from(anneals) + u32::from(others);
-        let searched = self.search(seed, self.time_share(deadline, stages));
+        let share = self.time_share(deadline, stages);
+        let searched = if after_others {
+            self.search_after_others(seed, share)
+        } else {
+            self.search(seed, share)
+        };
         let annealed = or_next(searched, || {
             if !anneals {
                 return Err(0);

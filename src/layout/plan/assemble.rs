@@ -1425,6 +1425,40 @@ mod tests {
         assert_eq!(pool.made[0], 1);
     }
 
+    /// A search makes its first attempt whatever the clock says, but the room-by-room search
+    /// that follows a big level's failed cuts ends where the deadline passes, even within
+    /// its first attempt (it made up to a whole attempt's tries past the budget before).
+    #[test]
+    fn the_search_after_the_cuts_stops_at_the_deadline() {
+        use crate::layout::LayoutError;
+        let planner = Planner::new(path_of_rooms(60)).unwrap();
+        let whole = planner.ordered().unwrap();
+        let past = Some(std::time::Instant::now());
+        let before = super::super::search::tries_so_far();
+        let (_, attempts) = whole
+            .search(1, past)
+            .expect("a path lays out in one attempt");
+        assert_eq!(attempts, 1);
+        assert!(
+            super::super::search::tries_so_far() - before >= 60,
+            "one try per room at least"
+        );
+        let before = super::super::search::tries_so_far();
+        match whole.search_after_others(1, past) {
+            Err(LayoutError::NoLayout { attempts, .. }) => assert_eq!(attempts, 1),
+            other => panic!("expected no layout, got {:?}", other.map(|(_, k)| k)),
+        }
+        assert_eq!(
+            super::super::search::tries_so_far(),
+            before,
+            "no try past the deadline"
+        );
+        // Without a deadline it is the search it was.
+        let (st, _) = whole.search_after_others(1, None).unwrap();
+        let (again, _) = whole.search(1, None).unwrap();
+        assert_eq!(st.placed, again.placed);
+    }
+
     /// A part with no layout of its own (a 3 x 3 cell, one door a side, in the middle of a
     /// wheel of five rooms: five links, four doors) fails the level at once, without the
     /// room-by-room search, and the error says which part.

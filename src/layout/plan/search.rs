@@ -27,6 +27,10 @@ pub(super) fn count_tries(n: u64) {
 /// gets what the first leaves of it); the room-by-room search gets the rest. The first cut
 /// lays out most big levels that lay out at all; where it does not, the room-by-room search
 /// does more often than the second cut (`docs/layout-at-scale.md`, ninth run).
+/// How many tries an attempt with a deadline makes between two readings of the clock (about
+/// a millisecond's work on a big level).
+const CLOCK_EVERY: u64 = 512;
+
 fn parts_end_at(ms: u64) -> u64 {
     ms / 10 * 7 + ms % 10 * 7 / 10
 }
@@ -145,7 +149,7 @@ impl Planner {
             return Err(e);
         }
         let whole = self.ordered()?;
-        match whole.solve(seed, ms.map(after).or(cap)) {
+        match whole.solve(seed, ms.map(after).or(cap), before > 0) {
             Ok((st, attempts)) => Ok(whole.finish(seed, before + attempts, st)),
             Err(mut e) => {
                 if let LayoutError::NoLayout {
@@ -252,7 +256,18 @@ impl Planner {
         seed: u64,
         deadline: Option<std::time::Instant>,
     ) -> Result<(State, u32), LayoutError> {
-        self.search_recording(seed, deadline, None)
+        self.search_recording(seed, deadline, false, None)
+    }
+
+    /// The room-by-room search as a stage that follows others which already made attempts
+    /// (a big level whose parts did not fit): as [`Planner::search`], but its first attempt
+    /// too ends where `deadline` passes, so that the layout ends on time.
+    pub(super) fn search_after_others(
+        &self,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<(State, u32), LayoutError> {
+        self.search_recording(seed, deadline, true, None)
     }
 
     /// Where [`Planner::layout`] gets stuck for `seed`: `None` if it lays the level out, else
@@ -312,7 +327,7 @@ impl Planner {
         let whole = self.ordered().ok()?;
         let mut rec = Deepest::default();
         if whole
-            .search_recording(seed, deadline, Some(&mut rec))
+            .search_recording(seed, deadline, false, Some(&mut rec))
             .is_ok()
         {
             return None;
@@ -467,6 +482,7 @@ impl Planner {
         &self,
         seed: u64,
         deadline: Option<std::time::Instant>,
+        first_stops: bool,
         mut record: Option<&mut Deepest>,
     ) -> Result<(State, u32), LayoutError> {
         let mut rng = seed::stream(seed, "layout");
@@ -481,11 +497,16 @@ impl Planner {
                 break;
             }
             attempt += 1;
+            // Every attempt but a stage's first (which it makes whatever the time) ends where
+            // the deadline passes, so that a long attempt started just before it does not
+            // overrun the budget.
+            let stop = deadline.filter(|_| attempt > 1 || first_stops);
             match self.attempt(
                 &mut rng,
                 &mut failures,
                 &mut reasons,
                 carry.take(),
+                stop,
                 record.as_deref_mut(),
             ) {
                 Ok(state) => return Ok((state, attempt)),
@@ -565,13 +586,15 @@ impl Planner {
 
     /// One attempt: depth first over the room order with conflict-directed backjumping (a room
     /// with no position left sends the search back to the latest room among those its
-    /// candidates depended on or collided with).
+    /// candidates depended on or collided with). It ends without a layout where `stop` passes
+    /// (the clock is read every [`CLOCK_EVERY`] tries).
     pub(super) fn attempt<R: Rng + ?Sized>(
         &self,
         rng: &mut R,
         failures: &mut [u32],
         reasons: &mut [u8],
         resume: Option<Box<Resume>>,
+        stop: Option<std::time::Instant>,
         mut record: Option<&mut Deepest>,
     ) -> Result<State, Option<Box<Resume>>> {
         let n = self.steps.len();
@@ -647,6 +670,13 @@ impl Planner {
                             state: st,
                             cut: deepest - 1,
                         })));
+                    }
+                    if stop.is_some()
+                        && (steps_given - steps_left).is_multiple_of(CLOCK_EVERY)
+                        && past(stop)
+                    {
+                        count_tries(steps_given - steps_left);
+                        return Err(None);
                     }
                     steps_left -= 1;
                     let c = f.cands[f.next];

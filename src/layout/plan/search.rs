@@ -27,6 +27,13 @@ pub(super) fn count_tries(n: u64) {
 /// gets what the first leaves of it); the room-by-room search gets the rest. The first cut
 /// lays out most big levels that lay out at all; where it does not, the room-by-room search
 /// does more often than the second cut (`docs/layout-at-scale.md`, ninth run).
+/// The most attempts the room-by-room search of a big level makes, under a count, where a
+/// part found no layout of its own: the part's search fails on some levels that the level's
+/// own search lays out at its first attempt (graph 6 of the benchmark's 100-room graphs
+/// without holes), but at 1000 rooms an attempt can take a third of a second, and no such
+/// level of the benchmark's families needed more (`docs/layout-at-scale.md`, tenth run).
+const AFTER_A_HOPELESS_PART: u32 = 20;
+
 /// How many tries an attempt with a deadline makes between two readings of the clock (about
 /// a millisecond's work on a big level).
 const CLOCK_EVERY: u64 = 512;
@@ -90,6 +97,8 @@ impl Planner {
         // stage could only find a layout other than the one found without the cap).
         let mut last: Option<LayoutError> = None;
         let capped = || past(cap);
+        // The error of a part that found no layout of its own, if one did.
+        let mut hopeless: Option<LayoutError> = None;
         let mut cuts = self.cuts();
         loop {
             if last.is_some() && capped() {
@@ -106,20 +115,19 @@ impl Planner {
                     layout.attempts += before;
                     return Ok(layout);
                 }
-                // A part found no layout of its own: nor will the level that contains it.
-                // (Not so a part whose searches this cut's share of a time budget cut short:
-                // the next cut and the room-by-room search get the time that is left, below.)
+                // A part found no layout of its own: no cut will fit it. But the part's search
+                // is not the level's (it places the part with stand-ins for what hangs off
+                // it), so the room-by-room search, below, still gets a few attempts, and the
+                // error names the part if that fails too. (A part whose searches this cut's
+                // share of a time budget cut short is not hopeless: the next cut and the
+                // room-by-room search get the time that is left.)
                 Err((mut e, Some(_))) if !share_spent => {
-                    if let LayoutError::NoLayout {
-                        attempts,
-                        constraint,
-                        ..
-                    } = &mut e
-                    {
+                    if let LayoutError::NoLayout { attempts, .. } = &mut e {
                         *attempts += before;
-                        self.push_enclosure_hint(constraint);
+                        before = *attempts;
                     }
-                    return Err(e);
+                    hopeless = Some(e);
+                    break;
                 }
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): the next cut, then room by room, each with a budget of its own.
@@ -144,6 +152,28 @@ impl Planner {
                 }
                 Err((e, _)) => return Err(e),
             }
+        }
+        if let Some(mut e) = hopeless {
+            if !capped() {
+                let mut whole = self.ordered()?;
+                if let RetryPolicy::Attempts(k) = self.problem.budget.retry {
+                    whole.to_mut().problem.budget.retry =
+                        RetryPolicy::Attempts(k.min(AFTER_A_HOPELESS_PART));
+                }
+                match whole.solve(seed, ms.map(after).or(cap), true) {
+                    Ok((st, attempts)) => return Ok(whole.finish(seed, before + attempts, st)),
+                    Err(LayoutError::NoLayout { attempts: more, .. }) => {
+                        if let LayoutError::NoLayout { attempts, .. } = &mut e {
+                            *attempts += more;
+                        }
+                    }
+                    Err(other) => return Err(other),
+                }
+            }
+            if let LayoutError::NoLayout { constraint, .. } = &mut e {
+                self.push_enclosure_hint(constraint);
+            }
+            return Err(e);
         }
         if let Some(e) = last.take_if(|_| capped()) {
             return Err(e);

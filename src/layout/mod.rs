@@ -40,12 +40,12 @@
 //!   level's middle; a move that leaves a waiting part near it no position is refused, and a
 //!   part that cannot be fitted sends the search back to the last part placed near its joint
 //!   (after 8 failures in an attempt, to the part it hangs off, then further up). If the parts do
-//!   not fit within the budget, the level is cut again with every piece of up to 3 rooms kept
-//!   in the part it hangs off (placed by that part's own search, before a loop of the part
-//!   closes round its joint) and fitted again, then laid out room by room, each with a budget
-//!   of its own (so a failure costs all three); where a part found no layout of its own, not
-//!   even without its stand-ins, the second cut is skipped, the room-by-room search gets up
-//!   to 20 attempts (the part's search is not the level's), and the error names the part;
+//!   not fit within the budget, the level is laid out room by room, then cut again with every
+//!   piece of up to 3 rooms kept in the part it hangs off (placed by that part's own search,
+//!   before a loop of the part closes round its joint) and fitted again, each with a budget of
+//!   its own (so a failure costs all three); where a part found no layout of its own, not even
+//!   without its stand-ins, the second cut is skipped, the room-by-room search gets up to 20
+//!   attempts (the part's search is not the level's), and the error names the part;
 //! * the room-by-room search closes every loop tight, so it never leaves a hole inside a loop,
 //!   and some graphs need one (a room that lies inside a loop in every drawing, such as the
 //!   middle of three paths between two rooms). When it fails on a problem of up to 60 rooms
@@ -211,28 +211,28 @@ pub enum RetryPolicy {
     /// scratch. A big level laid out in parts (see the module docs) makes up to this many attempts
     /// at fitting its parts (an attempt whose parts' searches made more than ten times
     /// [`Budget::steps_per_room`] tries per room of the level counts as one per ten, so a failing
-    /// assembly is bounded like a room-by-room search, ten times over), then as many again at
-    /// fitting the parts of its second cut (where that differs), then up to as many room by room
-    /// (at most 20 where a part found no layout of its own: the second cut is then skipped, and the
-    /// error names the part if these fail too). A problem the room-by-room search fails on is then
+    /// assembly is bounded like a room-by-room search, ten times over), then up to as many room by
+    /// room, then as many again at fitting the parts of its second cut (where that differs); where
+    /// a part found no layout of its own, at most 20 room by room and no second cut, and the error
+    /// names the part if these fail too. A problem the room-by-room search fails on is then
     /// annealed (up to 60 rooms, see the module docs), up to this many runs but at most 20, and a
     /// level under 50 rooms (or a part of a big one) is then searched under up to 24 other room
     /// orders, each with this many attempts but at most 10; the error counts every attempt and run.
     Attempts(u32),
     /// Attempts until this many milliseconds have passed (not reproducible across machines: the
     /// number of attempts depends on speed). A big level laid out in parts gives the fitting of its
-    /// parts the first 70% of the time (the parts of its second cut, if they are tried, get what
-    /// the first cut leaves of it) and the room-by-room search the rest; each stage makes at least
-    /// one attempt, except that the room-by-room search there ends where the time does, even within
-    /// its first attempt (so that a failed layout ends on time: the clock is read every few hundred
-    /// tries). A part whose own searches find no layout leaves the rest of the time to the
-    /// room-by-room search (its search is not the level's), and the error names the part if that
-    /// fails too. A level laid out room by room shares its time among the stages that may follow a
-    /// failed search: on a level that can be annealed and is under 50 rooms, the search gets the
-    /// first third, annealing half of what the search leaves and the other room orders the rest,
-    /// each order an even share of what is left when it starts (two stages: halves; each stage
-    /// makes at least one attempt or run). Every search's attempts after its first end where its
-    /// share of the time does.
+    /// parts the first 70% of the time and the room-by-room search the rest (its second cut is not
+    /// tried: it would follow the room-by-room search); each stage makes at least one attempt,
+    /// except that the room-by-room search there ends where the time does, even within its first
+    /// attempt (so that a failed layout ends on time: the clock is read every few hundred tries). A
+    /// part whose own searches find no layout leaves the rest of the time to the room-by-room
+    /// search (its search is not the level's), and the error names the part if that fails too. A
+    /// level laid out room by room shares its time among the stages that may follow a failed
+    /// search: on a level that can be annealed and is under 50 rooms, the search gets the first
+    /// third, annealing half of what the search leaves and the other room orders the rest, each
+    /// order an even share of what is left when it starts (two stages: halves; each stage makes at
+    /// least one attempt or run). Every search's attempts after its first end where its share of
+    /// the time does.
     Millis(u64),
 }
 

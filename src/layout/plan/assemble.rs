@@ -15,9 +15,9 @@
 //! can grow in. An attempt at fitting them ends once its parts' searches have made
 //! [`TRIES_PER_ROOM`] times the budget's steps per room placement tries per room of the level
 //! (each corridor routed at a joint counting as [`ROUTE_TRIES`]). If they do not fit,
-//! `Planner::layout` fits the parts of a second cut (pieces of up to
-//! [`HANGING_ROOMS`](super::parts::HANGING_ROOMS) rooms kept in the part they hang off), then
-//! lays the level out room by room. Where a part found no layout of its own in
+//! `Planner::layout` lays the level out room by room, then fits the parts of a second cut
+//! (pieces of up to [`HANGING_ROOMS`](super::parts::HANGING_ROOMS) rooms kept in the part they
+//! hang off). Where a part found no layout of its own in
 //! [`LAYOUTS_PER_PART`] searches nor in one long search after them ([`LAST_CHANCE_ATTEMPTS`]
 //! attempts, corridors giving way to rooms), the second cut is skipped and the room-by-room
 //! search gets a few attempts (a part is searched with stand-ins for what hangs off it, and
@@ -1518,34 +1518,66 @@ mod tests {
         }
     }
 
-    /// A big level whose parts do not fit together is fitted again from the second cut (small
-    /// hanging pieces kept in their parts) before the room-by-room search: here a level-like
-    /// graph of 100 rooms whose first cut's parts do not fit for its seed and whose second
-    /// cut's do. The layout is the second cut's, with the first cut's attempts counted, and
-    /// valid.
+    /// A big level whose first cut's parts do not fit is laid out room by room before a
+    /// second cut is made: here a level-like graph of 100 rooms whose first cut's parts do not
+    /// fit for its seed and whose room-by-room search lays it out. The layout is that
+    /// search's, with the first cut's attempts counted, and valid; the second cut was never
+    /// made.
     #[test]
-    fn levels_whose_parts_do_not_fit_are_cut_again() {
+    fn levels_whose_parts_do_not_fit_are_laid_out_room_by_room() {
         let mut p = super::super::parts::tests::level_like(100, 10, 13);
         p.budget.retry = crate::layout::RetryPolicy::Attempts(20);
         let planner = Planner::new(p).unwrap();
+        let first = first_cut_fails(&planner, 13);
+        let whole = planner.ordered().unwrap();
+        let (st, attempts) = whole.search(13, None).expect("laid out room by room");
+        let want = whole.finish(13, first + attempts, st);
+        let got = planner.layout(13).expect("laid out");
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        planner.check(&got).expect("a valid layout");
+        assert!(planner.merged_parts.get().is_none(), "no second cut made");
+    }
+
+    /// Where the room-by-room search fails too, the level is fitted again from the second cut
+    /// (small hanging pieces kept in their parts): here a level-like graph of 100 rooms whose
+    /// first cut's parts do not fit, which the room-by-room search does not lay out, and whose
+    /// second cut's parts do fit. The layout is the second cut's, with the attempts of both
+    /// earlier stages counted, and valid.
+    #[test]
+    fn levels_whose_parts_do_not_fit_are_cut_again() {
+        let mut p = super::super::parts::tests::level_like(100, 10, 30);
+        p.budget.retry = crate::layout::RetryPolicy::Attempts(20);
+        let planner = Planner::new(p).unwrap();
+        let first = first_cut_fails(&planner, 30);
+        let searched = match planner.ordered().unwrap().search(30, None) {
+            Err(crate::layout::LayoutError::NoLayout { attempts, .. }) => attempts,
+            Ok(_) => panic!("the room-by-room search should fail"),
+            Err(e) => panic!("{e}"),
+        };
+        let parts = planner.parts.as_ref().unwrap();
+        let second = planner.cuts().nth(1).expect("a second cut");
+        assert!(second.len() < parts.len());
+        let mut want = planner
+            .assemble(30, second, None, None)
+            .map_err(|(e, _)| e)
+            .expect("the second cut's parts fit");
+        want.attempts += first + searched;
+        let got = planner.layout(30).expect("laid out");
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        planner.check(&got).expect("a valid layout");
+    }
+
+    /// The attempts of the first cut of a big level whose first cut's parts do not fit for
+    /// `seed` (panics if they do).
+    fn first_cut_fails(planner: &Planner, seed: u64) -> u32 {
         let parts = planner.parts.as_ref().expect("a big level");
-        let first = match planner.assemble(13, parts, None, None) {
+        match planner.assemble(seed, parts, None, None) {
             Err((crate::layout::LayoutError::NoLayout { attempts, .. }, None)) => attempts,
             other => panic!(
                 "the first cut's parts should not fit: {:?}",
                 other.map(|_| ())
             ),
-        };
-        let second = planner.cuts().nth(1).expect("a second cut");
-        assert!(second.len() < parts.len());
-        let mut want = planner
-            .assemble(13, second, None, None)
-            .map_err(|(e, _)| e)
-            .expect("the second cut's parts fit");
-        want.attempts += first;
-        let got = planner.layout(13).expect("laid out");
-        assert_eq!(format!("{got:?}"), format!("{want:?}"));
-        planner.check(&got).expect("a valid layout");
+        }
     }
 
     /// A big level that fails both in parts and room by room says why the parts did not fit

@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// Rooms per part the cutting aims at (a part that is one block of loops may be bigger).
 const PART_ROOMS: usize = 5;
 /// Rooms beyond a cut link up to which the second cut of a big level (tried when the parts of
-/// the first do not fit together) keeps the piece in the part it hangs off, so that the part's
+/// the first do not fit together and the room-by-room search fails) keeps the piece in the part it hangs off, so that the part's
 /// own search places it: a room that hangs off a room inside a ring of its part, or off a
 /// crowded hall, gets its place before the ring closes, where as a part of its own it would
 /// find its joint shut in by rooms of other parts. Measured on level-like graphs that need

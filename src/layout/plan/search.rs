@@ -23,10 +23,10 @@ pub(super) fn count_tries(n: u64) {
 }
 
 /// Under a time budget of `ms` milliseconds, when the fitting of a big level's parts must end
-/// (from the start of the layout): after 70% of the time, which the cuts share (the second
-/// gets what the first leaves of it); the room-by-room search gets the rest. The first cut
-/// lays out most big levels that lay out at all; where it does not, the room-by-room search
-/// does more often than the second cut (`docs/layout-at-scale.md`, ninth run).
+/// (from the start of the layout): after 70% of the time; the room-by-room search gets the
+/// rest (and the second cut, which follows it, nothing). The first cut lays out most big
+/// levels that lay out at all; where it does not, the room-by-room search does more often
+/// than the second cut (`docs/layout-at-scale.md`, ninth and tenth runs).
 /// The most attempts the room-by-room search of a big level makes, under a count, where a
 /// part found no layout of its own: the part's search fails on some levels that the level's
 /// own search lays out at its first attempt (graph 6 of the benchmark's 100-room graphs
@@ -99,10 +99,31 @@ impl Planner {
         let capped = || past(cap);
         // The error of a part that found no layout of its own, if one did.
         let mut hopeless: Option<LayoutError> = None;
+        // The room-by-room search's error, once it has run (between the cuts) and failed.
+        let mut searched: Option<LayoutError> = None;
+        let end = ms.map(after).or(cap);
         let mut cuts = self.cuts();
         loop {
             if last.is_some() && capped() {
                 break;
+            }
+            // The first cut's parts did not fit: room by room, before the second cut (an
+            // attempt room by room costs far less than one at fitting parts, and lays out
+            // more of the levels the first cut does not).
+            if last.is_some() && searched.is_none() {
+                match self.room_by_room(seed, end, before, None) {
+                    Ok(layout) => return Ok(layout),
+                    Err(e) => {
+                        if let LayoutError::NoLayout { attempts, .. } = &e {
+                            before = *attempts;
+                        }
+                        searched = Some(e);
+                    }
+                }
+                // Under a time budget the search had the rest of the time.
+                if ms.is_some() || capped() {
+                    break;
+                }
             }
             let Some(parts) = cuts.next() else {
                 break;
@@ -117,10 +138,10 @@ impl Planner {
                 }
                 // A part found no layout of its own: no cut will fit it. But the part's search
                 // is not the level's (it places the part with stand-ins for what hangs off
-                // it), so the room-by-room search, below, still gets a few attempts, and the
-                // error names the part if that fails too. (A part whose searches this cut's
-                // share of a time budget cut short is not hopeless: the next cut and the
-                // room-by-room search get the time that is left.)
+                // it), so the room-by-room search, below, still gets a few attempts if it has
+                // not run yet, and the error names the part if that fails too. (A part whose
+                // searches this cut's share of a time budget cut short is not hopeless: the
+                // room-by-room search gets the time that is left.)
                 Err((mut e, Some(_))) if !share_spent => {
                     if let LayoutError::NoLayout { attempts, .. } = &mut e {
                         *attempts += before;
@@ -130,7 +151,7 @@ impl Planner {
                     break;
                 }
                 // The parts did not fit together (or one could not be laid out with its
-                // stand-ins): the next cut, then room by room, each with a budget of its own.
+                // stand-ins): room by room, then the next cut, each with a budget of its own.
                 Err((
                     LayoutError::NoLayout {
                         attempts,
@@ -154,17 +175,12 @@ impl Planner {
             }
         }
         if let Some(mut e) = hopeless {
-            if !capped() {
-                let mut whole = self.ordered()?;
-                if let RetryPolicy::Attempts(k) = self.problem.budget.retry {
-                    whole.to_mut().problem.budget.retry =
-                        RetryPolicy::Attempts(k.min(AFTER_A_HOPELESS_PART));
-                }
-                match whole.solve(seed, ms.map(after).or(cap), true) {
-                    Ok((st, attempts)) => return Ok(whole.finish(seed, before + attempts, st)),
-                    Err(LayoutError::NoLayout { attempts: more, .. }) => {
+            if searched.is_none() && !capped() {
+                match self.room_by_room(seed, end, before, Some(AFTER_A_HOPELESS_PART)) {
+                    Ok(layout) => return Ok(layout),
+                    Err(LayoutError::NoLayout { attempts: all, .. }) => {
                         if let LayoutError::NoLayout { attempts, .. } = &mut e {
-                            *attempts += more;
+                            *attempts = all;
                         }
                     }
                     Err(other) => return Err(other),
@@ -175,30 +191,52 @@ impl Planner {
             }
             return Err(e);
         }
-        if let Some(e) = last.take_if(|_| capped()) {
-            return Err(e);
+        let mut e = match searched {
+            Some(e) => e,
+            None => {
+                if let Some(e) = last.take_if(|_| capped()) {
+                    return Err(e);
+                }
+                match self.room_by_room(seed, end, before, None) {
+                    Ok(layout) => return Ok(layout),
+                    Err(e) => e,
+                }
+            }
+        };
+        if let LayoutError::NoLayout { constraint, .. } = &mut e {
+            self.push_enclosure_hint(constraint);
+            if let Some(LayoutError::NoLayout {
+                constraint: why, ..
+            }) = last
+            {
+                constraint.push_str(" (laid out in parts first: ");
+                constraint.push_str(&why);
+                constraint.push(')');
+                push_hint(constraint, self.bridge_hint());
+            }
         }
-        let whole = self.ordered()?;
-        match whole.solve(seed, ms.map(after).or(cap), before > 0) {
+        Err(e)
+    }
+
+    /// The room-by-room search of the whole level until `deadline`, after stages that made
+    /// `before` attempts (counted in its layout's or error's attempts), with at most `most`
+    /// attempts under a count if given.
+    fn room_by_room(
+        &self,
+        seed: u64,
+        deadline: Option<std::time::Instant>,
+        before: u32,
+        most: Option<u32>,
+    ) -> Result<Layout, LayoutError> {
+        let mut whole = self.ordered()?;
+        if let (RetryPolicy::Attempts(k), Some(most)) = (self.problem.budget.retry, most) {
+            whole.to_mut().problem.budget.retry = RetryPolicy::Attempts(k.min(most));
+        }
+        match whole.solve(seed, deadline, before > 0) {
             Ok((st, attempts)) => Ok(whole.finish(seed, before + attempts, st)),
             Err(mut e) => {
-                if let LayoutError::NoLayout {
-                    attempts,
-                    constraint,
-                    ..
-                } = &mut e
-                {
+                if let LayoutError::NoLayout { attempts, .. } = &mut e {
                     *attempts += before;
-                    self.push_enclosure_hint(constraint);
-                    if let Some(LayoutError::NoLayout {
-                        constraint: why, ..
-                    }) = last
-                    {
-                        constraint.push_str(" (laid out in parts first: ");
-                        constraint.push_str(&why);
-                        constraint.push(')');
-                        push_hint(constraint, self.bridge_hint());
-                    }
                 }
                 Err(e)
             }
@@ -431,8 +469,8 @@ impl Planner {
     }
 
     /// The cuts of a big level into parts that a layout fits together in turn: the first
-    /// (small pieces merged up to a few rooms a part), then, the first time its parts do not
-    /// fit, a second one that keeps every piece of up to [`super::parts::HANGING_ROOMS`]
+    /// (small pieces merged up to a few rooms a part), then, when its parts do not fit and
+    /// the room-by-room search fails too, a second one that keeps every piece of up to [`super::parts::HANGING_ROOMS`]
     /// rooms in the part it hangs off, if that changes the cut. None for a level laid out
     /// room by room.
     pub(super) fn cuts(&self) -> impl Iterator<Item = &[super::parts::Part]> {
@@ -446,7 +484,8 @@ impl Planner {
                 })
                 .as_deref()
         };
-        // The second cut is made only when the iteration reaches it.
+        // The second cut is made only when the iteration reaches it (after the room-by-room
+        // search, see `layout_from`).
         let then = first.map(|_| ()).into_iter().filter_map(move |()| second());
         first.into_iter().chain(then)
     }

@@ -22,11 +22,6 @@ pub(super) fn count_tries(n: u64) {
     TRIES.with(|t| t.set(t.get() + n));
 }
 
-/// Under a time budget of `ms` milliseconds, when the fitting of a big level's parts must end
-/// (from the start of the layout): after 70% of the time; the room-by-room search gets the
-/// rest (and the second cut, which follows it, nothing). The first cut lays out most big
-/// levels that lay out at all; where it does not, the room-by-room search does more often
-/// than the second cut (`docs/layout-at-scale.md`, ninth and tenth runs).
 /// The most attempts the room-by-room search of a big level makes, under a count, where a
 /// part found no layout of its own: the part's search fails on some levels that the level's
 /// own search lays out at its first attempt (graph 6 of the benchmark's 100-room graphs
@@ -38,6 +33,11 @@ const AFTER_A_HOPELESS_PART: u32 = 20;
 /// a millisecond's work on a big level).
 const CLOCK_EVERY: u64 = 512;
 
+/// Under a time budget of `ms` milliseconds, when the fitting of a big level's parts must end
+/// (from the start of the layout): after 70% of the time; the room-by-room search gets the
+/// rest (and the second cut, which follows it, nothing). The first cut lays out most big
+/// levels that lay out at all; where it does not, the room-by-room search does more often
+/// than the second cut (`docs/layout-at-scale.md`, ninth and tenth runs).
 fn parts_end_at(ms: u64) -> u64 {
     ms / 10 * 7 + ms % 10 * 7 / 10
 }

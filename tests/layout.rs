@@ -644,11 +644,12 @@ fn a_part_its_searches_miss_gets_one_long_search() {
 
 /// A big level with a part that its own searches never lay out, which the level's own
 /// room-by-room search lays out at its first attempt: graph 6 of the scale benchmark's 100-room
-/// level-like graphs without holes (20 attempts). Its part of 35 rooms found no layout in
-/// its searches (other orders, annealing and one long search included) and failed the level
-/// at once; a part is searched with stand-ins for what hangs off it, so that proves nothing
-/// about the level, which now gets a few attempts room by room before it is given up, and
-/// lays out, validly, with the part's attempts counted.
+/// level-like graphs without holes (20 attempts). Its first cut's parts do not fit, and in its
+/// second cut a part of 35 rooms found no layout in its searches (other orders, annealing and
+/// one long search included), which failed the level; a part is searched with stand-ins for
+/// what hangs off it, so that proved nothing about the level. The room-by-room search, which
+/// now follows the first cut (and, where it has not run, a part that finds no layout),
+/// lays it out, validly, with the first cut's attempts counted.
 #[test]
 fn a_part_its_searches_miss_leaves_the_level_to_the_room_by_room_search() {
     let p = scale::open_problem(100, 10, 6);

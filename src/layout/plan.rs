@@ -191,8 +191,9 @@ pub struct Planner {
     /// others (see `assemble`); `None`: the level is laid out room by room.
     parts: Option<Vec<parts::Part>>,
     /// The second cut of a big level, made the first time it is tried (after the parts of the
-    /// first did not fit together and the room-by-room search failed): pieces of up to [`parts::HANGING_ROOMS`] rooms kept in the part they hang
-    /// off; `None` inside where it would cut the level as the first does.
+    /// first did not fit together and the room-by-room search failed): pieces of up to
+    /// [`parts::HANGING_ROOMS`] rooms kept in the part they hang off; `None` inside where it
+    /// would cut the level as the first does.
     merged_parts: std::sync::OnceLock<Option<Vec<parts::Part>>>,
     /// Per room, how many rooms of the level it stands for: a part's stand-in counts every
     /// room beyond its cut link (see `parts`); `None`: one each. The room order weighs what

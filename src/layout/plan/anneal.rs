@@ -102,8 +102,8 @@ impl Planner {
 
     /// The room-by-room search, then annealing where it applies, then (on a small level) the
     /// search under other room orders: the state and the attempts. `after_others`: the
-    /// search follows stages that already made attempts (see
-    /// [`Planner::search_after_others`]).
+    /// search follows stages that already made attempts, so its first attempt too ends where
+    /// the deadline passes (see `Planner::search_recording`).
     pub(super) fn solve(
         &self,
         seed: u64,
@@ -116,12 +116,8 @@ impl Planner {
         let anneals = self.can_anneal();
         let others = !self.big;
         let stages = 1 + u32::from(anneals) + u32::from(others);
-        let share = self.time_share(deadline, stages);
-        let searched = if after_others {
-            self.search_after_others(seed, share)
-        } else {
-            self.search(seed, share)
-        };
+        let searched =
+            self.search_recording(seed, self.time_share(deadline, stages), after_others, None);
         let annealed = or_next(searched, || {
             if !anneals {
                 return Err(0);

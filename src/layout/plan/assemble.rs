@@ -1446,7 +1446,7 @@ mod tests {
             "one try per room at least"
         );
         let before = super::super::search::tries_so_far();
-        match whole.search_after_others(1, past) {
+        match whole.search_recording(1, past, true, None) {
             Err(LayoutError::NoLayout { attempts, .. }) => assert_eq!(attempts, 1),
             other => panic!("expected no layout, got {:?}", other.map(|(_, k)| k)),
         }
@@ -1456,7 +1456,7 @@ mod tests {
             "no try past the deadline"
         );
         // Without a deadline it is the search it was.
-        let (st, _) = whole.search_after_others(1, None).unwrap();
+        let (st, _) = whole.search_recording(1, None, true, None).unwrap();
         let (again, _) = whole.search(1, None).unwrap();
         assert_eq!(st.placed, again.placed);
     }
@@ -1525,10 +1525,7 @@ mod tests {
     /// made.
     #[test]
     fn levels_whose_parts_do_not_fit_are_laid_out_room_by_room() {
-        let mut p = super::super::parts::tests::level_like(100, 10, 13);
-        p.budget.retry = crate::layout::RetryPolicy::Attempts(20);
-        let planner = Planner::new(p).unwrap();
-        let first = first_cut_fails(&planner, 13);
+        let (planner, first) = first_cut_fails(13);
         let whole = planner.ordered().unwrap();
         let (st, attempts) = whole.search(13, None).expect("laid out room by room");
         let want = whole.finish(13, first + attempts, st);
@@ -1545,10 +1542,7 @@ mod tests {
     /// earlier stages counted, and valid.
     #[test]
     fn levels_whose_parts_do_not_fit_are_cut_again() {
-        let mut p = super::super::parts::tests::level_like(100, 10, 30);
-        p.budget.retry = crate::layout::RetryPolicy::Attempts(20);
-        let planner = Planner::new(p).unwrap();
-        let first = first_cut_fails(&planner, 30);
+        let (planner, first) = first_cut_fails(30);
         let searched = match planner.ordered().unwrap().search(30, None) {
             Err(crate::layout::LayoutError::NoLayout { attempts, .. }) => attempts,
             Ok(_) => panic!("the room-by-room search should fail"),
@@ -1567,17 +1561,21 @@ mod tests {
         planner.check(&got).expect("a valid layout");
     }
 
-    /// The attempts of the first cut of a big level whose first cut's parts do not fit for
-    /// `seed` (panics if they do).
-    fn first_cut_fails(planner: &Planner, seed: u64) -> u32 {
+    /// The planner of level-like graph `seed` of 100 rooms (20 attempts), whose first cut's
+    /// parts do not fit for that seed, and the attempts of that cut (panics if they fit).
+    fn first_cut_fails(seed: u64) -> (Planner, u32) {
+        let mut p = super::super::parts::tests::level_like(100, 10, seed);
+        p.budget.retry = crate::layout::RetryPolicy::Attempts(20);
+        let planner = Planner::new(p).unwrap();
         let parts = planner.parts.as_ref().expect("a big level");
-        match planner.assemble(seed, parts, None, None) {
+        let first = match planner.assemble(seed, parts, None, None) {
             Err((crate::layout::LayoutError::NoLayout { attempts, .. }, None)) => attempts,
             other => panic!(
                 "the first cut's parts should not fit: {:?}",
                 other.map(|_| ())
             ),
-        }
+        };
+        (planner, first)
     }
 
     /// A big level that fails both in parts and room by room says why the parts did not fit

@@ -42,6 +42,18 @@ fn parts_end_at(ms: u64) -> u64 {
     ms / 10 * 7 + ms % 10 * 7 / 10
 }
 
+/// Adds `n` earlier attempts to those a [`LayoutError::NoLayout`] counts, and returns its
+/// count (`n` for any other error).
+fn add_attempts(e: &mut LayoutError, n: u32) -> u32 {
+    match e {
+        LayoutError::NoLayout { attempts, .. } => {
+            *attempts += n;
+            *attempts
+        }
+        _ => n,
+    }
+}
+
 /// Whether `deadline` (if any) has passed.
 pub(super) fn past(deadline: Option<std::time::Instant>) -> bool {
     deadline.is_some_and(|d| std::time::Instant::now() >= d)
@@ -113,10 +125,8 @@ impl Planner {
             if last.is_some() && searched.is_none() {
                 match self.room_by_room(seed, end, before, None) {
                     Ok(layout) => return Ok(layout),
-                    Err(e) => {
-                        if let LayoutError::NoLayout { attempts, .. } = &e {
-                            before = *attempts;
-                        }
+                    Err(mut e) => {
+                        before = add_attempts(&mut e, 0);
                         searched = Some(e);
                     }
                 }
@@ -143,33 +153,15 @@ impl Planner {
                 // searches this cut's share of a time budget cut short is not hopeless: the
                 // room-by-room search gets the time that is left.)
                 Err((mut e, Some(_))) if !share_spent => {
-                    if let LayoutError::NoLayout { attempts, .. } = &mut e {
-                        *attempts += before;
-                        before = *attempts;
-                    }
+                    before = add_attempts(&mut e, before);
                     hopeless = Some(e);
                     break;
                 }
                 // The parts did not fit together (or one could not be laid out with its
                 // stand-ins): room by room, then the next cut, each with a budget of its own.
-                Err((
-                    LayoutError::NoLayout {
-                        attempts,
-                        room,
-                        composite,
-                        failures,
-                        constraint,
-                    },
-                    _,
-                )) => {
-                    before += attempts;
-                    last = Some(LayoutError::NoLayout {
-                        attempts: before,
-                        room,
-                        composite,
-                        failures,
-                        constraint,
-                    });
+                Err((mut e @ LayoutError::NoLayout { .. }, _)) => {
+                    before = add_attempts(&mut e, before);
+                    last = Some(e);
                 }
                 Err((e, _)) => return Err(e),
             }
@@ -178,10 +170,9 @@ impl Planner {
             if searched.is_none() && !capped() {
                 match self.room_by_room(seed, end, before, Some(AFTER_A_HOPELESS_PART)) {
                     Ok(layout) => return Ok(layout),
+                    // Its count includes the part's (`before`).
                     Err(LayoutError::NoLayout { attempts: all, .. }) => {
-                        if let LayoutError::NoLayout { attempts, .. } = &mut e {
-                            *attempts = all;
-                        }
+                        add_attempts(&mut e, all - before);
                     }
                     Err(other) => return Err(other),
                 }
@@ -235,9 +226,7 @@ impl Planner {
         match whole.solve(seed, deadline, before > 0) {
             Ok((st, attempts)) => Ok(whole.finish(seed, before + attempts, st)),
             Err(mut e) => {
-                if let LayoutError::NoLayout { attempts, .. } = &mut e {
-                    *attempts += before;
-                }
+                add_attempts(&mut e, before);
                 Err(e)
             }
         }
@@ -325,17 +314,6 @@ impl Planner {
         deadline: Option<std::time::Instant>,
     ) -> Result<(State, u32), LayoutError> {
         self.search_recording(seed, deadline, false, None)
-    }
-
-    /// The room-by-room search as a stage that follows others which already made attempts
-    /// (a big level whose parts did not fit): as [`Planner::search`], but its first attempt
-    /// too ends where `deadline` passes, so that the layout ends on time.
-    pub(super) fn search_after_others(
-        &self,
-        seed: u64,
-        deadline: Option<std::time::Instant>,
-    ) -> Result<(State, u32), LayoutError> {
-        self.search_recording(seed, deadline, true, None)
     }
 
     /// Where [`Planner::layout`] gets stuck for `seed`: `None` if it lays the level out, else
@@ -470,9 +448,9 @@ impl Planner {
 
     /// The cuts of a big level into parts that a layout fits together in turn: the first
     /// (small pieces merged up to a few rooms a part), then, when its parts do not fit and
-    /// the room-by-room search fails too, a second one that keeps every piece of up to [`super::parts::HANGING_ROOMS`]
-    /// rooms in the part it hangs off, if that changes the cut. None for a level laid out
-    /// room by room.
+    /// the room-by-room search fails too, a second one that keeps every piece of up to
+    /// [`super::parts::HANGING_ROOMS`] rooms in the part it hangs off, if that changes the
+    /// cut. None for a level laid out room by room.
     pub(super) fn cuts(&self) -> impl Iterator<Item = &[super::parts::Part]> {
         let first = self.parts.as_deref();
         let second = || {
@@ -546,7 +524,10 @@ impl Planner {
         }
     }
 
-    /// [`Planner::search`], recording its deepest state in `record` if given.
+    /// [`Planner::search`], recording its deepest state in `record` if given; with
+    /// `first_stops` (a search that follows stages which already made attempts, such as the
+    /// room-by-room search after a big level's cuts) its first attempt too ends where
+    /// `deadline` passes, so that the layout ends on time.
     pub(super) fn search_recording(
         &self,
         seed: u64,

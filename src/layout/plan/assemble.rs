@@ -1578,13 +1578,40 @@ mod tests {
         (planner, first)
     }
 
-    /// A big level that fails both in parts and room by room says why the parts did not fit
-    /// as well as where the room-by-room search got stuck: here a 3 x 3 room (one door a
-    /// side) at the end of a long corridor of rooms, linked to five rooms.
+    /// Under a time budget a layout fits the first cut's parts only, so the picture of where
+    /// the parts got stuck is the first cut's: no second cut is made for it, and the parts of
+    /// the first cut are placed whole. Here the level-like graph 30 of 100 rooms, which has a
+    /// second cut (see `levels_whose_parts_do_not_fit_are_cut_again`), given 5 ms: less than
+    /// the first cut's 20 failed attempts take.
     #[test]
-    fn failed_big_levels_say_why_the_parts_did_not_fit() {
-        use crate::layout::{LayoutError, LinkSpec, Realise, RoomSpec};
-        let path = 60;
+    fn under_a_time_budget_the_stuck_parts_are_the_first_cuts() {
+        use crate::layout::RetryPolicy;
+        let (counted, _) = first_cut_fails(30);
+        assert_eq!(counted.cuts().count(), 2, "the level has a second cut");
+        let mut p = counted.problem.clone();
+        p.budget.retry = RetryPolicy::Millis(5);
+        let timed = Planner::new(p).unwrap();
+        let stuck = timed.deepest_parts(30);
+        assert!(timed.merged_parts.get().is_none(), "no second cut made");
+        if let Some(stuck) = stuck {
+            for part in timed.parts.as_ref().unwrap() {
+                let on = part
+                    .rooms
+                    .iter()
+                    .filter(|&&r| stuck.rooms[r].is_some())
+                    .count();
+                assert!(
+                    on == 0 || on == part.rooms.len(),
+                    "first-cut parts placed whole"
+                );
+            }
+        }
+    }
+
+    /// [`path_of_rooms`] ending in a 3 x 3 room `hub` (one door a side) linked to the last
+    /// room of the path and to four leaves: no layout (five links, four doors).
+    fn hub_at_the_end(path: usize) -> crate::layout::LayoutProblem {
+        use crate::layout::{LinkSpec, Realise, RoomSpec};
         let mut p = path_of_rooms(path);
         let hub = p.rooms.len();
         p.rooms.push(RoomSpec::new("hub", vec![1]));
@@ -1594,6 +1621,17 @@ mod tests {
             p.links
                 .push(LinkSpec::new(hub, hub + 1 + k, Realise::Contact));
         }
+        p
+    }
+
+    /// A big level that fails both in parts and room by room says why the parts did not fit
+    /// as well as where the room-by-room search got stuck: here a 3 x 3 room (one door a
+    /// side) at the end of a long corridor of rooms, linked to five rooms.
+    #[test]
+    fn failed_big_levels_say_why_the_parts_did_not_fit() {
+        use crate::layout::{LayoutError, Realise};
+        let path = 60;
+        let mut p = hub_at_the_end(path);
         p.budget.retry = crate::layout::RetryPolicy::Attempts(2);
         let planner = Planner::new(p).unwrap();
         assert!(planner.parts.is_some(), "the level comes apart at bridges");

@@ -390,7 +390,9 @@ impl Planner {
     /// (without its stand-ins, if it has any). This is where a failed big
     /// level usually went wrong: [`Planner::deepest`] shows the room-by-room search it falls
     /// back on. The fitting runs again under the same budget (so under an attempt budget the
-    /// same seed gives the same picture); it costs up to twice a failed layout.
+    /// same seed gives the same picture); it costs up to twice a failed layout. Under a time
+    /// budget ([`RetryPolicy::Millis`]) only the first cut's parts are pictured, as only they
+    /// are fitted then; under a count of attempts, the last cut's.
     ///
     /// ```
     /// use levelplan::layout::{LayoutProblem, LinkSpec, Planner, Realise, RoomSpec, RoomTemplate};
@@ -425,7 +427,13 @@ impl Planner {
         }
         let start = std::time::Instant::now();
         let mut picture = None;
-        for parts in self.cuts() {
+        // Under a time budget a layout fits the first cut's parts only (the room-by-room
+        // search gets the rest of the time), so only that cut is pictured.
+        let cuts = match self.problem.budget.retry {
+            RetryPolicy::Millis(_) => 1,
+            RetryPolicy::Attempts(_) => usize::MAX,
+        };
+        for parts in self.cuts().take(cuts) {
             let deadline = match self.problem.budget.retry {
                 // The fitting's share of a time budget, as in a layout.
                 RetryPolicy::Millis(ms) => {

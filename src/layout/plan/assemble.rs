@@ -42,15 +42,19 @@ use rstar::RTree;
 
 use super::super::corridor::Corridor;
 use super::super::geom::{Point, Rect};
-use super::super::{Layout, LayoutError, Segment};
+use super::super::{Layout, LayoutError, RetryPolicy, Segment};
 use super::parts::Part;
 use super::turns::{Piece, Turns};
 use super::{Deepest, Edge, Planner, State, search};
 use crate::seed;
 
 /// Attempts of the one long search a part gets when its searches found no layout of it
-/// (see `last_chance`).
+/// (see `last_chance`), at most.
 const LAST_CHANCE_ATTEMPTS: u32 = 1000;
+/// Attempts of that long search per attempt of the level's budget, under a count of attempts
+/// ([`RetryPolicy::Attempts`]): a level given few attempts gives its part few too (the
+/// benchmark's 20 and the default 1000 give it the whole [`LAST_CHANCE_ATTEMPTS`]).
+const LAST_CHANCE_PER_ATTEMPT: u32 = 50;
 /// Annealing runs a part gets when its search first fails in a call (see `anneal`).
 const PART_ANNEAL_RUNS: u32 = 2;
 /// Layouts of a part tried (each at every position it may take) before the part placed
@@ -739,7 +743,8 @@ impl Planner {
     }
 
     /// A layout of `part` by one long search, for a part whose searches found none: up to
-    /// [`LAST_CHANCE_ATTEMPTS`] attempts, with corridors that give way to rooms, as in a small
+    /// [`LAST_CHANCE_ATTEMPTS`] attempts ([`LAST_CHANCE_PER_ATTEMPT`] per attempt of a count
+    /// the level was given, if that is fewer), with corridors that give way to rooms, as in a small
     /// level; `None` if this search finds none either, or if the part (with its stand-ins) is
     /// not a small level itself ([`BIG`](super::BIG) rooms or more: a part of 248 rooms took
     /// 226 s for 1000 attempts).
@@ -759,9 +764,20 @@ impl Planner {
         if part.planner.big {
             return None;
         }
-        let sub = part.long_search(LAST_CHANCE_ATTEMPTS);
+        let sub = part.long_search(self.last_chance_attempts());
         let (st, _) = sub.search(seed, deadline).ok()?;
         Some(self.turned(self.piece(part, st)))
+    }
+
+    /// The attempts of a part's long search ([`Planner::last_chance`]) under the level's
+    /// budget.
+    fn last_chance_attempts(&self) -> u32 {
+        match self.problem.budget.retry {
+            RetryPolicy::Attempts(n) => {
+                LAST_CHANCE_ATTEMPTS.min(n.saturating_mul(LAST_CHANCE_PER_ATTEMPT).max(1))
+            }
+            RetryPolicy::Millis(_) => LAST_CHANCE_ATTEMPTS,
+        }
     }
 
     /// "the part of `n` rooms around `room`", `room` its joint room, for errors.
@@ -1576,6 +1592,28 @@ mod tests {
             ),
         };
         (planner, first)
+    }
+
+    /// A level given few attempts gives a part's long search few too: 50 per attempt of the
+    /// level, up to 1000 (so the benchmark's 20 attempts and the default 1000 give the whole
+    /// 1000); a time budget bounds it by its deadline instead.
+    #[test]
+    fn a_part_s_long_search_follows_the_level_s_budget() {
+        use crate::layout::RetryPolicy;
+        for (retry, want) in [
+            (RetryPolicy::Attempts(0), 1),
+            (RetryPolicy::Attempts(1), 50),
+            (RetryPolicy::Attempts(3), 150),
+            (RetryPolicy::Attempts(20), 1000),
+            (RetryPolicy::Attempts(1000), 1000),
+            (RetryPolicy::Attempts(u32::MAX), 1000),
+            (RetryPolicy::Millis(100), 1000),
+        ] {
+            let mut p = hub_at_the_end(60);
+            p.budget.retry = retry;
+            let planner = Planner::new(p).unwrap();
+            assert_eq!(planner.last_chance_attempts(), want, "{retry:?}");
+        }
     }
 
     /// Under a time budget a layout fits the first cut's parts only, so the picture of where

@@ -458,6 +458,122 @@ proptest! {
     }
 }
 
+/// A big level (50 rooms or more, laid out in parts where it comes apart at bridges) under
+/// settings the benchmark never uses: a random graph or chain of loops, minimum distances of
+/// 0 to 2, every repeat mode, small 3 x 3 rooms, templates that may not turn, links that must
+/// be corridors, that may be, or that must touch, a count of attempts or a time budget, and a
+/// cap on the whole layout.
+fn big_odd_problem(case: u64) -> LayoutProblem {
+    use levelplan::graph::random::loop_chain_graph;
+    use levelplan::layout::{RepeatMode, RetryPolicy, Transform};
+    use levelplan::seed::{below, chance};
+    let rng = &mut levelplan::seed::stream(case, "big odd problem");
+    let g = if chance(rng, 0.25) {
+        loop_chain_graph(5 + below(rng, 8) as usize, rng)
+    } else {
+        connected_graph(50 + below(rng, 70) as usize, below(rng, 10) as usize, rng)
+    };
+    let mut templates = basic_templates();
+    templates.push(RoomTemplate::rectangle("tiny", 3, 3, 1));
+    if chance(rng, 0.3) {
+        for t in &mut templates {
+            t.transforms = vec![Transform::ALL[0]];
+        }
+    }
+    if chance(rng, 0.2) {
+        templates[0].repeat = Some(RepeatMode::NoImmediate);
+    }
+    let mut p = LayoutProblem::new(templates);
+    p.min_distance = below(rng, 3) as u32;
+    p.repeat_default = [
+        RepeatMode::AllowRepeat,
+        RepeatMode::NoImmediate,
+        RepeatMode::NoRepeat,
+    ][below(rng, 3) as usize];
+    let ids: Vec<_> = g.room_ids().collect();
+    for id in &ids {
+        let t = if g.incident_links(*id).count() > 3 {
+            vec![3]
+        } else if chance(rng, 0.1) {
+            vec![4]
+        } else {
+            vec![0, 1, 2]
+        };
+        p.rooms.push(RoomSpec::new(&id.to_string(), t));
+    }
+    let slot = |r| ids.iter().position(|x| *x == r).unwrap();
+    for (_, a, b, link) in g.links() {
+        let realise = match below(rng, 6) {
+            0 => Realise::Path { min: 2, max: 20 },
+            1 | 2 => Realise::ContactOrPath { min: 1, max: 30 },
+            _ if link.role == levelplan::LinkRole::Tree => Realise::Contact,
+            _ => Realise::ContactOrPath { min: 4, max: 30 },
+        };
+        p.links.push(LinkSpec::new(slot(a), slot(b), realise));
+    }
+    p.budget.retry = if chance(rng, 0.3) {
+        RetryPolicy::Millis(300)
+    } else {
+        RetryPolicy::Attempts(2)
+    };
+    p.budget.time_limit_ms = Some(if chance(rng, 0.2) { 200 } else { 4000 });
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// Big levels under odd settings ([`big_odd_problem`]): preparing and laying out never
+    /// panics; a layout that comes back passes the strict check and its tiles, and under a
+    /// count of attempts the same seed gives it again (or, on a slower run, runs out of the
+    /// cap: the layout returned under a cap is the one found without it); a failure is a typed
+    /// error, and the pictures of where it got stuck can be drawn.
+    #[test]
+    fn big_levels_under_odd_settings_lay_out_validly_or_say_why(
+        case in 0u64..1_000_000,
+        seed in 0u64..1000,
+    ) {
+        let p = big_odd_problem(case);
+        let planner = match Planner::new(p.clone()) {
+            Ok(planner) => planner,
+            Err(e) => {
+                let refused = matches!(e, LayoutError::HoleTooSmall { .. });
+                prop_assert!(refused, "{}", e);
+                return Ok(());
+            }
+        };
+        let counted = matches!(p.budget.retry, levelplan::layout::RetryPolicy::Attempts(_));
+        match planner.layout(seed) {
+            Ok(layout) => {
+                prop_assert_eq!(check(&p, &layout), Ok(()));
+                prop_assert_eq!(tile_faults(&layout), None);
+                if counted {
+                    match planner.layout(seed) {
+                        Ok(again) => prop_assert_eq!(again, layout),
+                        Err(e) => prop_assert!(
+                            matches!(e, LayoutError::OutOfTime { .. }),
+                            "{}",
+                            e
+                        ),
+                    }
+                }
+            }
+            Err(e) => {
+                let typed = matches!(
+                    e,
+                    LayoutError::NoLayout { .. } | LayoutError::OutOfTime { .. }
+                );
+                prop_assert!(typed, "{}", e);
+                prop_assert!(!e.to_string().is_empty());
+                if let LayoutError::NoLayout { .. } = e {
+                    let _ = planner.deepest_parts(seed);
+                    let _ = planner.deepest(seed);
+                }
+            }
+        }
+    }
+}
+
 /// Over 60 fixed random graphs with loops, at least 90% lay out (the rest are reported as
 /// errors; see above), and every layout is valid.
 #[test]

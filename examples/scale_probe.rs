@@ -14,7 +14,7 @@
 //! picture of where a failed level got stuck (`Planner::deepest_parts`, else `deepest`) is
 //! written to `DIR/FAMILY-SIZE-SEED.svg` (with `SVG_OK=DIR`, a picture of each layout found, to
 //! `DIR/FAMILY-SIZE-SEED-ok.svg`); with `MILLIS=N`, each graph gets N milliseconds
-//! instead of 20 attempts (with `CAP=N`, a cap of N milliseconds on the whole layout,
+//! instead of 20 attempts (with `ATTEMPTS=N`, N attempts; with `CAP=N`, a cap of N milliseconds on the whole layout,
 //! `Budget::time_limit_ms`, the 20 attempts kept); with `ORDER=1`, the room order the search follows
 //! (`Planner::debug_order`); with `PARTS=1`, the rooms of each part of a level laid out in
 //! parts, one part per line in the order they are fitted (`Planner::debug_parts`; a line
@@ -248,6 +248,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut p = problem(&family, size, s)?;
         if let Some(ms) = std::env::var("MILLIS").ok().and_then(|v| v.parse().ok()) {
             p.budget.retry = levelplan::layout::RetryPolicy::Millis(ms);
+        }
+        if let Some(k) = std::env::var("ATTEMPTS").ok().and_then(|v| v.parse().ok()) {
+            p.budget.retry = levelplan::layout::RetryPolicy::Attempts(k);
         }
         if let Some(ms) = std::env::var("CAP").ok().and_then(|v| v.parse().ok()) {
             p.budget.time_limit_ms = Some(ms);

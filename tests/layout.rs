@@ -1346,7 +1346,7 @@ fn each_kind_of_violation_is_named_exactly() {
     );
     assert_eq!(
         tile_faults(&l).as_deref(),
-        Some("1 runs of corridor tiles for 2 corridors")
+        Some("the corridors of links 1 and 2 run together at tile (3, 11)")
     );
     assert_eq!(tile_faults(&good), None);
     // A room `e` just above the b-c corridor: a square has walls of its own, so the corridor

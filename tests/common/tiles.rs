@@ -4,8 +4,8 @@
 
 /// What is wrong with `layout` as tiles (`layout::raster::rasterise`), found on the tiles
 /// alone: a room's floor beside a corridor tile or beside another room's floor (a way the
-/// level's graph does not have), or fewer separate runs of corridor tiles than corridors (two
-/// corridors run together). `None` if nothing is.
+/// level's graph does not have), or two corridors whose corridor tiles run together. `None` if
+/// nothing is.
 pub fn tile_faults(layout: &levelplan::layout::Layout) -> Option<String> {
     use levelplan::tiles::Tile;
     let raster = levelplan::layout::raster::rasterise(layout, |_| Tile::Door);
@@ -31,14 +31,26 @@ pub fn tile_faults(layout: &levelplan::layout::Layout) -> Option<String> {
             }
         }
     }
-    // Separate runs of corridor tiles: the 4-connected regions of corridor tiles.
-    let runs = levelplan::tiles::regions::find_regions(tiles, |t| t == Tile::Corridor)
-        .sizes
-        .len();
-    let corridors = layout
-        .links
-        .iter()
-        .filter(|l| !l.corridor.is_empty())
-        .count();
-    (runs < corridors).then(|| format!("{runs} runs of corridor tiles for {corridors} corridors"))
+    // Separate runs of corridor tiles: the 4-connected regions of corridor tiles. Each
+    // corridor's corridor tiles must lie in runs of its own (a corridor of one or two cells
+    // has none: its cells are the doorways in front of its two doors).
+    let runs = levelplan::tiles::regions::find_regions(tiles, |t| t == Tile::Corridor);
+    let mut run_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for (l, link) in layout.links.iter().enumerate() {
+        for &c in &link.corridor {
+            let (x, y) = raster.tile_of(c);
+            let Some(Some(run)) = runs.labels.get(x, y).copied() else {
+                continue;
+            };
+            if let Some(&other) = run_of.get(&run)
+                && other != l
+            {
+                return Some(format!(
+                    "the corridors of links {other} and {l} run together at tile ({x}, {y})"
+                ));
+            }
+            run_of.insert(run, l);
+        }
+    }
+    None
 }

@@ -3,8 +3,9 @@
 //! A room's outline encloses its walls: the ring of cells along the outline becomes wall, the
 //! rest floor (rooms thinner than three cells, such as Edgar's corridor rooms, are all floor).
 //! A door becomes a door tile on each side of its segment; an A* corridor becomes corridor
-//! tiles with walls around them. Every floor and door tile of a room knows the room (its
-//! region is the room's index); corridor tiles have no region.
+//! tiles with walls around them; the corridor cells in front of its doors are door tiles, so a
+//! corridor of one or two cells is all doorway. Every floor and door tile of a room knows the
+//! room (its region is the room's index); corridor tiles have no region.
 
 use super::geom::{Mask, Point, min_corner};
 use super::{Layout, Segment};

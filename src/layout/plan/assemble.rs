@@ -1632,17 +1632,22 @@ mod tests {
         let stuck = timed.deepest_parts(30);
         assert!(timed.merged_parts.get().is_none(), "no second cut made");
         if let Some(stuck) = stuck {
-            for part in timed.parts.as_ref().unwrap() {
-                let on = part
-                    .rooms
-                    .iter()
-                    .filter(|&&r| stuck.rooms[r].is_some())
-                    .count();
-                assert!(
-                    on == 0 || on == part.rooms.len(),
-                    "first-cut parts placed whole"
-                );
-            }
+            assert_parts_whole(timed.parts.as_ref().unwrap(), &stuck);
+        }
+    }
+
+    /// Panics unless each of `parts` is in the picture whole or not at all.
+    fn assert_parts_whole(
+        parts: &[super::super::parts::Part],
+        stuck: &crate::layout::PartialLayout,
+    ) {
+        for part in parts {
+            let on = part
+                .rooms
+                .iter()
+                .filter(|&&r| stuck.rooms[r].is_some())
+                .count();
+            assert!(on == 0 || on == part.rooms.len(), "parts are placed whole");
         }
     }
 
@@ -1688,14 +1693,7 @@ mod tests {
             let q = index(nb).unwrap();
             assert!(stuck.rooms[q].is_some() && planner.linked(s, q), "{nb}");
         }
-        for part in planner.parts.as_ref().unwrap() {
-            let on = part
-                .rooms
-                .iter()
-                .filter(|&&r| stuck.rooms[r].is_some())
-                .count();
-            assert!(on == 0 || on == part.rooms.len(), "parts are placed whole");
-        }
+        assert_parts_whole(planner.parts.as_ref().unwrap(), &stuck);
         assert!(stuck.placed() > 0 && stuck.placed() < planner.problem.rooms.len());
         match planner.layout(0) {
             Err(LayoutError::NoLayout { constraint, .. }) => {

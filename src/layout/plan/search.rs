@@ -427,20 +427,17 @@ impl Planner {
         }
         let start = std::time::Instant::now();
         let mut picture = None;
-        // Under a time budget a layout fits the first cut's parts only (the room-by-room
-        // search gets the rest of the time), so only that cut is pictured.
-        let cuts = match self.problem.budget.retry {
-            RetryPolicy::Millis(_) => 1,
-            RetryPolicy::Attempts(_) => usize::MAX,
+        // The fitting's share of a time budget, as in a layout; under one a layout fits the
+        // first cut's parts only (the room-by-room search gets the rest of the time), so only
+        // that cut is pictured.
+        let (deadline, cuts) = match self.problem.budget.retry {
+            RetryPolicy::Millis(ms) => (
+                Some(start + std::time::Duration::from_millis(parts_end_at(ms))),
+                1,
+            ),
+            RetryPolicy::Attempts(_) => (None, usize::MAX),
         };
         for parts in self.cuts().take(cuts) {
-            let deadline = match self.problem.budget.retry {
-                // The fitting's share of a time budget, as in a layout.
-                RetryPolicy::Millis(ms) => {
-                    Some(start + std::time::Duration::from_millis(parts_end_at(ms)))
-                }
-                RetryPolicy::Attempts(_) => None,
-            };
             let mut rec = Deepest::default();
             let result = self.assemble(seed, parts, deadline, Some(&mut rec));
             // As in a layout, a part whose searches the share cut short sends it on.

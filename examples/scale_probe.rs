@@ -35,8 +35,10 @@
 //! the room-by-room search alone got (`Planner::search_deepest`) is drawn to
 //! `DIR/FAMILY-SIZE-SEED-search.svg` for a level that laid out too (found by a fallback). With
 //! `RASTER=1`, each layout found is also held to its tiles (`layout::raster::rasterise`): no
-//! room's floor beside a corridor or another room's floor, no fewer runs of corridor tiles
-//! than corridors (`tests/common/tiles.rs`).
+//! room's floor beside a corridor or another room's floor, no two corridors' corridor tiles
+//! running together (`tests/common/tiles.rs`). With `RELAX=MIN,MAX`, every link that must touch
+//! may instead be a corridor of MIN to MAX cells (`Realise::ContactOrPath`), and a layout found
+//! says how many of those links took a corridor, and how long each is.
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -270,6 +272,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             p = block_of(&p, &names);
         }
+        // `RELAX=MIN,MAX`: every link that must touch may be a corridor of MIN to MAX cells
+        // instead; the links so relaxed are remembered, to count how many took a corridor.
+        let mut relaxed: Vec<usize> = Vec::new();
+        if let Ok(v) = std::env::var("RELAX") {
+            let (lo, hi) = v.split_once(',').ok_or("RELAX=MIN,MAX")?;
+            let (min, max): (u32, u32) = (lo.parse()?, hi.parse()?);
+            for (i, l) in p.links.iter_mut().enumerate() {
+                if l.realise == levelplan::layout::Realise::Contact {
+                    l.realise = levelplan::layout::Realise::ContactOrPath { min, max };
+                    relaxed.push(i);
+                }
+            }
+        }
         let rooms = p.rooms.len();
         if std::env::var("DUMP").is_ok() {
             for (i, r) in p.rooms.iter().enumerate() {
@@ -369,6 +384,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     "seed {s}: {rooms} rooms, ok in {secs:.3} s (prepare {prep:.3} s, attempt {}), layout {hash:016x}",
                     layout.attempts
                 );
+                if !relaxed.is_empty() {
+                    let lengths: Vec<usize> = relaxed
+                        .iter()
+                        .map(|&i| layout.links[i].corridor.len())
+                        .filter(|&n| n > 0)
+                        .collect();
+                    println!(
+                        "  {} of the {} relaxed links took a corridor, of lengths {lengths:?}",
+                        lengths.len(),
+                        relaxed.len()
+                    );
+                }
                 if let Ok(dir) = std::env::var("SVG_OK") {
                     let path = format!("{dir}/{family}-{size}-{s}-ok.svg");
                     write_svg(&path, &whole_picture(&layout))?;

@@ -38,7 +38,8 @@
 //! room's floor beside a corridor or another room's floor, no two corridors' corridor tiles
 //! running together (`tests/common/tiles.rs`). With `RELAX=MIN,MAX`, every link that must touch
 //! may instead be a corridor of MIN to MAX cells (`Realise::ContactOrPath`), and a layout found
-//! says how many of those links took a corridor, and how long each is.
+//! says how many of those links took a corridor, and how long each is. With `JSON_OK=DIR`,
+//! each layout found is written as JSON (`Layout::to_json`) to `DIR/FAMILY-SIZE-SEED-ok.json`.
 
 #[path = "../benches/common/scale.rs"]
 mod scale;
@@ -395,6 +396,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         lengths.len(),
                         relaxed.len()
                     );
+                }
+                if let Ok(dir) = std::env::var("JSON_OK") {
+                    let path = format!("{dir}/{family}-{size}-{s}-ok.json");
+                    std::fs::write(&path, layout.to_json())?;
+                    println!("  layout: {path}");
                 }
                 if let Ok(dir) = std::env::var("SVG_OK") {
                     let path = format!("{dir}/{family}-{size}-{s}-ok.svg");

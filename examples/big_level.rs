@@ -74,7 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Rasterise and draw, one colour per room.
-    let raster = rasterise(&layout, |_| Tile::Door);
+    let raster = rasterise(&layout, |_| Some(Tile::Door));
     let svg = tilemap_to_svg(
         &raster.map,
         4,

@@ -64,6 +64,20 @@ pub struct Level {
     pub tile_origin: (i32, i32),
     /// The tiles of the ways in and out, for recipes that place them (stairs).
     pub stairs: Option<Stairs>,
+    /// The game's view ([`crate::view`]): where the player appears, `[x, y]` on a walkable
+    /// tile of `start` (`None` for a level without tiles).
+    pub start_tile: Option<TilePos>,
+    /// What ends the level, `[x, y]` on a walkable tile of `goal` (the stairs down on Diablo's
+    /// stages, the exit switch on sector levels).
+    pub goal_tile: Option<TilePos>,
+    /// One record per graph room that has tiles: kind, bounds, spawn slots.
+    pub rooms: Vec<crate::view::RoomView>,
+    /// One record per passage: its link, rooms, tiles, lock and direction.
+    pub doors: Vec<crate::view::DoorView>,
+    /// One record per warp link: a teleporter pad in each room.
+    pub warps: Vec<crate::view::WarpView>,
+    /// Every item of the graph's rooms, each on a floor tile of its room.
+    pub items: Vec<PlacedItem>,
     /// What only one recipe has.
     pub detail: LevelDetail,
 }
@@ -128,10 +142,9 @@ pub enum LevelDetail {
         sectors: Vec<SectorRecord>,
         /// Every connection (one per link, in link order) with its doors and windows.
         connections: Vec<SectorConnection>,
-        /// The lock-and-key scripts, outermost first: script 0 holds the exit.
+        /// The lock-and-key scripts, outermost first: script 0 holds the exit. The openers
+        /// and the exit switch are in [`Level::items`].
         scripts: Vec<crate::graph::lock_and_key::Script>,
-        /// The openers and the exit switch, each on a floor tile of its room.
-        items: Vec<PlacedItem>,
     },
 }
 
@@ -255,6 +268,12 @@ impl Level {
             layout: None,
             tile_origin: (0, 0),
             stairs: None,
+            start_tile: None,
+            goal_tile: None,
+            rooms: Vec::new(),
+            doors: Vec::new(),
+            warps: Vec::new(),
+            items: Vec::new(),
             detail: LevelDetail::Flow {
                 flow: flow.to_string(),
             },

@@ -53,6 +53,7 @@ pub mod recipes;
 pub mod seed;
 pub mod stats;
 pub mod tiles;
+pub mod view;
 
 pub use data::{MAX_FILE_BYTES, read_text_file};
 pub use graph::flow::{Conditions, Flow, FlowError, FlowTemplate};
@@ -65,6 +66,7 @@ pub use level::{
     RecipeError, RiverRecord, SectorConnection, SectorRecord, SetPieceRecord, Stairs, TilePos,
 };
 pub use seed::LevelRng;
+pub use view::{DoorKind, DoorView, RoomView, WarpView};
 
 // The README's library example runs as a doctest.
 #[doc = include_str!("../README.md")]

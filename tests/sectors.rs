@@ -234,13 +234,13 @@ fn check_level(level: &Level) -> Result<(), String> {
     let LevelDetail::Sectors {
         sectors,
         connections,
-        items,
         scripts,
         ..
     } = &level.detail
     else {
         return Err("not a sector level".into());
     };
+    let items = &level.items;
     let g = &level.graph;
     let map = &level.tiles;
     let secret = |r: RoomId| g.room(r).is_some_and(|x| x.kind == RoomKind::Secret);
@@ -301,7 +301,12 @@ fn check_level(level: &Level) -> Result<(), String> {
             if !(1..=3).contains(&o.width()) {
                 return Err(format!("connection {ci}: width {}", o.width()));
             }
+            // Door tiles say what opens them: heavy doors, locked doors, plain doors.
+            let locked = g.link(c.link).unwrap().lock.is_some();
+            let heavy = c.openings.iter().any(|o| o.heavy());
             let tile = match o.kind {
+                OpeningKind::Door if heavy => Tile::HeavyDoor,
+                OpeningKind::Door if locked => Tile::LockedDoor,
                 OpeningKind::Door => Tile::Door,
                 OpeningKind::Window => Tile::Window,
                 _ => Tile::SecretDoor,
@@ -330,9 +335,7 @@ fn check_level(level: &Level) -> Result<(), String> {
     }
     // No door tile the records do not know.
     for ((x, y), t) in map.tiles.iter() {
-        if matches!(t, Tile::Door | Tile::Window | Tile::SecretDoor)
-            && !opening_of.contains_key(&(x, y))
-        {
+        if (t.is_door() || *t == Tile::Window) && !opening_of.contains_key(&(x, y)) {
             return Err(format!("opening tile ({x}, {y}) in no connection"));
         }
     }
@@ -729,12 +732,10 @@ fn the_level_checker_catches_broken_levels() {
     // A guard for `check_level`: levels broken by hand fail it.
     let good = sector_level(Geometry::Growth, 64, 64, 5);
     check_level(&good).unwrap();
-    let LevelDetail::Sectors {
-        connections, items, ..
-    } = &good.detail
-    else {
+    let LevelDetail::Sectors { connections, .. } = &good.detail else {
         unreachable!()
     };
+    let items = &good.items;
     // A door walled up.
     let mut broken = good.clone();
     let (a, _) = connections[0].openings[0].cells[0];
@@ -748,7 +749,8 @@ fn the_level_checker_catches_broken_levels() {
         .unwrap();
     let lock = good.graph.link(locked.link).unwrap().lock.unwrap();
     let mut broken = good.clone();
-    if let LevelDetail::Sectors { items, .. } = &mut broken.detail {
+    {
+        let items = &mut broken.items;
         let i = items
             .iter()
             .position(|p| p.item.opens().is_some_and(|(k, _)| k == lock.by))
@@ -786,9 +788,7 @@ fn the_level_checker_catches_broken_levels() {
     }
     // An item off its room's floor.
     let mut broken = good.clone();
-    if let LevelDetail::Sectors { items: placed, .. } = &mut broken.detail {
-        placed[0].at = (0, 0);
-    }
+    broken.items[0].at = (0, 0);
     assert!(!items.is_empty() && check_level(&broken).is_err());
 }
 

@@ -62,6 +62,9 @@ proptest! {
     ) {
         let mut text = document(flow, seed).into_bytes();
         for (at, how) in edits {
+            if text.is_empty() {
+                break;
+            }
             let i = at.index(text.len());
             match how {
                 0 => { text.truncate(i); }

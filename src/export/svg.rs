@@ -144,6 +144,10 @@ pub fn tile_colour(tile: Tile) -> Option<&'static str> {
         Tile::StairsUp => "#4aa3df",
         Tile::StairsDown => "#2c6e9b",
         Tile::Lamp => "#f4cf4a",
+        Tile::LockedDoor => "#c0392b",
+        Tile::OneWayDoor => "#e67e22",
+        Tile::HeavyDoor => "#7f4f24",
+        Tile::WarpPad => "#1abc9c",
         _ => TILE_FLOOR,
     })
 }
@@ -418,12 +422,10 @@ pub const SCRIPT_COLOURS: [&str; 8] = [
 /// exit switch) and on the start tile (green).
 fn sector_marks(level: &crate::Level, s: f64, extra: &mut String) {
     use crate::graph::{Item, Opener};
-    let crate::LevelDetail::Sectors {
-        connections, items, ..
-    } = &level.detail
-    else {
+    let crate::LevelDetail::Sectors { connections, .. } = &level.detail else {
         return;
     };
+    let items = &level.items;
     for c in connections {
         let lock = level.graph.link(c.link).and_then(|l| l.lock);
         for (i, o) in c.openings.iter().enumerate() {

@@ -41,12 +41,10 @@ pub fn level_to_ascii(level: &Level) -> String {
 /// ```
 pub fn sectors_to_ascii(level: &Level) -> Option<String> {
     use crate::graph::Item;
-    let LevelDetail::Sectors {
-        connections, items, ..
-    } = &level.detail
-    else {
+    let LevelDetail::Sectors { connections, .. } = &level.detail else {
         return None;
     };
+    let items = &level.items;
     let map = &level.tiles.tiles;
     let mut rows: Vec<Vec<char>> = (0..map.height())
         .map(|y| {

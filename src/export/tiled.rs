@@ -320,7 +320,7 @@ fn tile_objects(level: &crate::Level) -> Vec<TiledObject> {
     for ((x, y), t) in map.tiles.iter() {
         // One point per door: at its first tile (the left or upper of a run).
         let first = match t {
-            Tile::Door | Tile::SecretDoor => {
+            t if t.is_door() => {
                 let left = x > 0 && map.tiles.get(x as i64 - 1, y as i64) == Some(t);
                 let up = y > 0 && map.tiles.get(x as i64, y as i64 - 1) == Some(t);
                 !left && !up
@@ -330,10 +330,12 @@ fn tile_objects(level: &crate::Level) -> Vec<TiledObject> {
         if first {
             objects.push(TiledObject {
                 name: String::new(),
-                class: if *t == Tile::Door {
-                    "door"
-                } else {
-                    "secret door"
+                class: match t {
+                    Tile::SecretDoor => "secret door",
+                    Tile::LockedDoor => "locked door",
+                    Tile::OneWayDoor => "one-way door",
+                    Tile::HeavyDoor => "heavy door",
+                    _ => "door",
                 }
                 .into(),
                 x: x as f64 + 0.5,
@@ -344,7 +346,8 @@ fn tile_objects(level: &crate::Level) -> Vec<TiledObject> {
         }
     }
     // Sector levels: the start, the openers and the exit switch, each a point on its tile.
-    if let crate::LevelDetail::Sectors { items, .. } = &level.detail {
+    if let crate::LevelDetail::Sectors { .. } = &level.detail {
+        let items = &level.items;
         use crate::graph::Item;
         let point = |name: String, class: &str, (x, y): (usize, usize)| TiledObject {
             name,

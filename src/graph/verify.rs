@@ -28,18 +28,24 @@ pub struct LevelVerdict {
     pub goal: Option<RoomId>,
     /// The walkthrough of an accepted level, or why it is not accepted.
     pub verdict: Result<Walkthrough, Unsolvable>,
+    /// For a document with tiles, its game view checked against its graph and tiles
+    /// ([`crate::view::check`]); `None` for a graph without tiles.
+    pub view: Option<Result<(), crate::view::ViewError>>,
 }
 
 impl LevelVerdict {
     /// Whether the level is accepted: the goal can be reached, every part of the level is
     /// reached in some play, and no play gets stuck.
     pub fn accepted(&self) -> bool {
-        self.verdict.is_ok()
+        self.verdict.is_ok() && !matches!(self.view, Some(Err(_)))
     }
 }
 
 impl fmt::Display for LevelVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(Err(e)) = &self.view {
+            return writeln!(f, "rejected: the game view: {e}");
+        }
         match &self.verdict {
             Ok(w) => {
                 writeln!(
@@ -170,6 +176,37 @@ pub fn verify_level_document(
         goal: solve_options.goal,
         graph,
         verdict,
+        view: game_view(text),
+    })
+}
+
+/// The game view of a document that has tiles, checked; `None` for one without (a flow's
+/// graph, a bare graph).
+fn game_view(text: &str) -> Option<Result<(), crate::view::ViewError>> {
+    let json = text.trim_start().starts_with('{');
+    let has_tiles = if json {
+        serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.get("tiles").cloned())
+            .is_some()
+    } else {
+        text.contains("tiles:")
+    };
+    if !has_tiles {
+        return None;
+    }
+    let read = if json {
+        crate::Level::from_json(text)
+    } else {
+        crate::Level::from_ron(text)
+    };
+    Some(match read {
+        Ok(level) => crate::view::check(&level),
+        Err(e) => Err(crate::view::ViewError {
+            field: "document",
+            subject: "the level".into(),
+            problem: e.to_string(),
+        }),
     })
 }
 

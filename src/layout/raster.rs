@@ -49,8 +49,9 @@ pub fn door_cells(door: Segment) -> Vec<Point> {
 }
 
 /// Rasterises `layout`; `door_tile(link)` picks the tile of each link's doors (a plain
-/// [`Tile::Door`], a [`Tile::SecretDoor`], ...).
-pub fn rasterise(layout: &Layout, door_tile: impl Fn(usize) -> Tile) -> Raster {
+/// [`Tile::Door`], a [`Tile::SecretDoor`], ...), or `None` for a link that is not drawn at all
+/// (a warp, whose rooms a game joins by teleporter pads: no door, no corridor).
+pub fn rasterise(layout: &Layout, door_tile: impl Fn(usize) -> Option<Tile>) -> Raster {
     let b = layout.bounds();
     let pad = 1;
     let origin = Point::new(b.min.x - pad, b.max.y - 1 + pad);
@@ -98,7 +99,9 @@ pub fn rasterise(layout: &Layout, door_tile: impl Fn(usize) -> Tile) -> Raster {
         }
     }
     for (l, link) in layout.links.iter().enumerate() {
-        let tile = door_tile(l);
+        let Some(tile) = door_tile(l) else {
+            continue;
+        };
         for c in &link.corridor {
             put(&mut raster, *c, Tile::Corridor, None);
         }

@@ -17,7 +17,8 @@ use crate::graph::lock_and_key::{self, LockPlan};
 use crate::graph::solve::{Walkthrough, solve};
 use crate::graph::{LevelGraph, LinkId, LinkKind, LinkRole, RoomId, RoomKind};
 use crate::layout::library::TemplateLibrary;
-use crate::layout::raster::{Raster, rasterise};
+use crate::layout::raster::{Raster, door_cells, rasterise};
+use crate::view::{DoorKind, Passage, ViewParts};
 use std::sync::{Arc, OnceLock};
 
 use crate::layout::{
@@ -335,13 +336,17 @@ enum Failure {
     OutOfTime(String),
 }
 
-/// The tile a link's doors get.
-pub fn door_tile(graph: &LevelGraph, link: LinkId) -> Tile {
-    match graph.link(link).map(|l| l.kind) {
+/// The tile a link's doors get on the raster (`None` for a warp, which gets no door: the game
+/// view puts a teleporter pad in each room instead). Locked and one-way doors are marked as such
+/// by the game view ([`crate::view`]) afterwards.
+pub fn door_tile(graph: &LevelGraph, link: LinkId) -> Option<Tile> {
+    Some(match graph.link(link).map(|l| l.kind) {
         Some(LinkKind::Secret) => Tile::SecretDoor,
         Some(LinkKind::Open) => Tile::Arch,
+        Some(LinkKind::Window) => Tile::Window,
+        Some(LinkKind::Warp) => return None,
         _ => Tile::Door,
-    }
+    })
 }
 
 /// The layout problem of a level graph: every room gets the library's templates for its kind
@@ -424,7 +429,33 @@ pub fn rooms_reachable(level: &crate::Level) -> Result<(), String> {
 impl Built {
     /// This level as the crate's one [`crate::Level`] shape (what writers and documents take).
     fn into_level(self, flow: &str) -> crate::Level {
-        crate::Level {
+        // Each drawn link's passage: the door cells on both of its doors.
+        let mut passages = Vec::new();
+        for (l, placed) in self.layout.links.iter().enumerate() {
+            let id = self.links[l];
+            let Some(drawn) = door_tile(&self.graph, id) else {
+                continue;
+            };
+            let kind = match self.graph.link(id).map(|k| k.kind) {
+                Some(LinkKind::Secret) => DoorKind::Secret,
+                Some(LinkKind::Open) => DoorKind::Open,
+                Some(LinkKind::Window) => DoorKind::Window,
+                _ => DoorKind::Plain,
+            };
+            let tiles = [placed.door_from, placed.door_to]
+                .into_iter()
+                .flat_map(door_cells)
+                .map(|c| self.tiles.tile_of(c))
+                .filter(|&(x, y)| self.tiles.map.tiles.get(x, y) == Some(&drawn))
+                .map(|(x, y)| (x as usize, y as usize))
+                .collect();
+            passages.push(Passage {
+                link: id,
+                tiles,
+                kind,
+            });
+        }
+        let mut level = crate::Level {
             recipe: "gungeon".to_string(),
             seed: self.seed,
             attempts: self.attempts,
@@ -438,12 +469,26 @@ impl Built {
             layout: Some(self.layout),
             tile_origin: (self.tiles.origin.x, self.tiles.origin.y),
             stairs: None,
+            start_tile: None,
+            goal_tile: None,
+            rooms: Vec::new(),
+            doors: Vec::new(),
+            warps: Vec::new(),
+            items: Vec::new(),
             detail: crate::LevelDetail::Gungeon {
                 flow: flow.to_string(),
                 rooms: self.rooms,
                 links: self.links,
             },
-        }
+        };
+        crate::view::attach(
+            &mut level,
+            ViewParts {
+                passages,
+                ..ViewParts::default()
+            },
+        );
+        level
     }
 }
 

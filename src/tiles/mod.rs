@@ -20,11 +20,42 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 /// A rectangle of values, row by row.
+///
+/// Reads back (JSON, RON) only when its `cells` are exactly `width` x `height`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "GridRecord<T>")]
 pub struct Grid<T> {
     width: usize,
     height: usize,
     cells: Vec<T>,
+}
+
+/// A grid as a document spells it, before its size is checked.
+#[derive(Deserialize)]
+struct GridRecord<T> {
+    width: usize,
+    height: usize,
+    cells: Vec<T>,
+}
+
+impl<T> TryFrom<GridRecord<T>> for Grid<T> {
+    type Error = String;
+
+    fn try_from(r: GridRecord<T>) -> Result<Grid<T>, String> {
+        if r.width.checked_mul(r.height) != Some(r.cells.len()) {
+            return Err(format!(
+                "a grid of {} x {} has {} cells",
+                r.width,
+                r.height,
+                r.cells.len()
+            ));
+        }
+        Ok(Grid {
+            width: r.width,
+            height: r.height,
+            cells: r.cells,
+        })
+    }
 }
 
 impl<T: Clone> Grid<T> {
@@ -135,11 +166,19 @@ pub enum Tile {
     Window,
     /// A lamp standing on the floor: blocks walking, lights the room.
     Lamp,
+    /// A locked door (walkable once its opener is held; the level's `doors` name the lock).
+    LockedDoor,
+    /// A one-way door (walkable only towards the room its door record names).
+    OneWayDoor,
+    /// A heavy door, two or three tiles wide, that only a switch opens.
+    HeavyDoor,
+    /// A teleporter pad: stepping on it takes the player to the other pad of its warp.
+    WarpPad,
 }
 
 impl Tile {
     /// Every tile kind, in the order of their numbers in exports (Tiled gids are this plus 1).
-    pub const ALL: [Tile; 20] = [
+    pub const ALL: [Tile; 24] = [
         Tile::Solid,
         Tile::Floor,
         Tile::Wall,
@@ -160,6 +199,10 @@ impl Tile {
         Tile::StairsDown,
         Tile::Window,
         Tile::Lamp,
+        Tile::LockedDoor,
+        Tile::OneWayDoor,
+        Tile::HeavyDoor,
+        Tile::WarpPad,
     ];
 
     /// Whether the player can stand on it.
@@ -174,6 +217,19 @@ impl Tile {
                 | Tile::Bridge
                 | Tile::StairsUp
                 | Tile::StairsDown
+                | Tile::LockedDoor
+                | Tile::OneWayDoor
+                | Tile::HeavyDoor
+                | Tile::WarpPad
+        )
+    }
+
+    /// Whether it is a door of any kind (plain, secret, locked, one-way, heavy); arches are
+    /// open passages, not doors.
+    pub fn is_door(self) -> bool {
+        matches!(
+            self,
+            Tile::Door | Tile::SecretDoor | Tile::LockedDoor | Tile::OneWayDoor | Tile::HeavyDoor
         )
     }
 
@@ -212,6 +268,10 @@ impl Tile {
             Tile::StairsDown => '>',
             Tile::Window => 'w',
             Tile::Lamp => 'i',
+            Tile::LockedDoor => 'L',
+            Tile::OneWayDoor => 'O',
+            Tile::HeavyDoor => 'H',
+            Tile::WarpPad => '&',
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod golden;
 pub mod player;
+pub mod tile_player;
 
 use std::collections::{BTreeSet, VecDeque};
 

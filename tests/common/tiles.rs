@@ -8,7 +8,7 @@
 /// nothing is.
 pub fn tile_faults(layout: &levelplan::layout::Layout) -> Option<String> {
     use levelplan::tiles::Tile;
-    let raster = levelplan::layout::raster::rasterise(layout, |_| Tile::Door);
+    let raster = levelplan::layout::raster::rasterise(layout, |_| Some(Tile::Door));
     let (tiles, regions) = (&raster.map.tiles, &raster.map.regions);
     let (w, h) = (tiles.width() as i64, tiles.height() as i64);
     for y in 0..h {

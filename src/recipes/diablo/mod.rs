@@ -92,6 +92,9 @@ pub struct Stage {
     /// The set piece stamped into it, if any.
     #[serde(default)]
     pub set_piece: Option<crate::level::SetPieceRecord>,
+    /// The tiles of each link's doorways (door and arch tiles), in link order.
+    #[serde(default)]
+    pub doors: Vec<Vec<TilePos>>,
 }
 
 /// Tiles that make up rooms (doors and arches join them).
@@ -152,10 +155,40 @@ fn finish_stage<R: Rng + ?Sized>(
     (stairs_up, stairs_down): (TilePos, TilePos),
     piece: &SetPiecePlacement<'_>,
 ) -> Stage {
-    let variants = polish(&mut tiles, protected, rng, stage, piece);
+    let mut variants = polish(&mut tiles, protected, rng, stage, piece);
     let set_piece = piece.record();
-    let regions = find_regions(&tiles, room_tile);
-    let links = contacts(&tiles, &regions, |t| matches!(t, Tile::Door | Tile::Arch));
+    let connector = |t: Tile| matches!(t, Tile::Door | Tile::Arch);
+    let mut regions = find_regions(&tiles, room_tile);
+    // A doorway is a door between two rooms. One that opens onto three or more is no door:
+    // its tiles become floor, joining those rooms into one. One with a single room on both
+    // sides (the arches of a pillared hall, a door from a room into itself) is an archway of
+    // that room: its tiles join the room's region, and a door tile there becomes an arch.
+    let mut merged = false;
+    for ((x, y), around) in doorway_sides(&tiles, &regions, connector) {
+        if around.len() >= 3 {
+            tiles.set(x as i64, y as i64, Tile::Floor);
+            variants.set(x as i64, y as i64, 0);
+            merged = true;
+        }
+    }
+    if merged {
+        regions = find_regions(&tiles, room_tile);
+    }
+    let inner: Vec<((usize, usize), u32)> = doorway_sides(&tiles, &regions, connector)
+        .into_iter()
+        .filter_map(|(p, around)| (around.len() == 1).then(|| (p, around[0])))
+        .collect();
+    for &((x, y), r) in &inner {
+        if tiles.get(x as i64, y as i64) != Some(&Tile::Arch) {
+            tiles.set(x as i64, y as i64, Tile::Arch);
+            variants.set(x as i64, y as i64, 0);
+        }
+        regions.labels.set(x as i64, y as i64, Some(r));
+        regions.sizes[r as usize] += 1;
+    }
+    let links = contacts(&tiles, &regions, connector);
+    // Link `i` of the graph is contact `i`.
+    let doors: Vec<Vec<TilePos>> = links.iter().map(|c| c.cells.clone()).collect();
     let mut graph = regions_to_graph(&regions, &links);
     let mut map = TileMap::new(tiles.width(), tiles.height());
     for ((x, y), &t) in tiles.iter() {
@@ -191,7 +224,33 @@ fn finish_stage<R: Rng + ?Sized>(
         stairs_down,
         attempts,
         set_piece,
+        doors,
     }
+}
+
+/// Each tile `connector` accepts, with the regions its run of connector tiles (4-connected)
+/// opens onto.
+fn doorway_sides(
+    tiles: &Grid<Tile>,
+    regions: &crate::tiles::regions::Regions,
+    connector: impl Fn(Tile) -> bool,
+) -> Vec<((usize, usize), Vec<u32>)> {
+    let runs = find_regions(tiles, connector);
+    let mut around: Vec<Vec<u32>> = vec![Vec::new(); runs.sizes.len()];
+    for ((x, y), run) in runs.labels.iter() {
+        let Some(run) = run else { continue };
+        for (dx, dy) in [(0, -1), (0, 1), (-1, 0), (1, 0)] {
+            if let Some(Some(r)) = regions.labels.get(x as i64 + dx, y as i64 + dy)
+                && !around[*run as usize].contains(r)
+            {
+                around[*run as usize].push(*r);
+            }
+        }
+    }
+    runs.labels
+        .iter()
+        .filter_map(|(p, run)| run.map(|run| (p, around[run as usize].clone())))
+        .collect()
 }
 
 /// The stairs up and down as 3 x 3 mini-sets on open floor (protected once placed), the stairs
@@ -659,7 +718,26 @@ impl Stage {
         let region_rooms = (0..self.graph.room_bound() as u32)
             .map(|i| Some(RoomId(i)).filter(|&r| self.graph.contains_room(r)))
             .collect();
-        Ok(crate::Level {
+        let passages = self
+            .doors
+            .iter()
+            .enumerate()
+            .map(|(i, tiles)| {
+                let open = tiles
+                    .iter()
+                    .all(|&(x, y)| self.tiles.tiles.get(x as i64, y as i64) == Some(&Tile::Arch));
+                crate::view::Passage {
+                    link: crate::LinkId(i as u32),
+                    tiles: tiles.clone(),
+                    kind: if open {
+                        crate::DoorKind::Open
+                    } else {
+                        crate::DoorKind::Plain
+                    },
+                }
+            })
+            .collect();
+        let mut level = crate::Level {
             recipe: recipe.name().to_string(),
             seed: self.seed,
             attempts: self.attempts,
@@ -674,6 +752,12 @@ impl Stage {
                 up: self.stairs_up,
                 down: self.stairs_down,
             }),
+            start_tile: None,
+            goal_tile: None,
+            rooms: Vec::new(),
+            doors: Vec::new(),
+            warps: Vec::new(),
+            items: Vec::new(),
             detail: crate::LevelDetail::Diablo {
                 level: self.level,
                 set_piece: self.set_piece,
@@ -687,7 +771,17 @@ impl Stage {
                     .collect(),
             },
             graph: self.graph,
-        })
+        };
+        crate::view::attach(
+            &mut level,
+            crate::view::ViewParts {
+                passages,
+                start_tile: Some(self.stairs_up),
+                goal_tile: Some(self.stairs_down),
+                items: None,
+            },
+        );
+        Ok(level)
     }
 }
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::*;
-use crate::graph::{LevelGraph, RoomId, RoomKind};
+use crate::graph::{LevelGraph, LinkKind, RoomId, RoomKind};
 use crate::tiles::{Tile, TileMap};
 
 /// A room of a floor.
@@ -165,26 +165,48 @@ impl Floor {
             }
         }
         // Doors in the middle of shared sides.
+        for (r, other, a, b) in self.door_tiles() {
+            let secret = self
+                .rooms
+                .iter()
+                .any(|f| (f.id == r || f.id == other) && f.kind == RoomKind::Secret);
+            let tile = if secret { Tile::SecretDoor } else { Tile::Door };
+            map.put(a.0 as i64, a.1 as i64, tile, Some(r.0));
+            map.put(b.0 as i64, b.1 as i64, tile, Some(other.0));
+        }
+        map
+    }
+
+    /// Every door of the floor: the two rooms (the one left of or above the door first) and
+    /// the door's tile in each room's wall.
+    fn door_tiles(&self) -> Vec<(RoomId, RoomId, crate::TilePos, crate::TilePos)> {
+        let (rw, rh) = (ROOM_TILES.0 as i64, ROOM_TILES.1 as i64);
+        let origin = |(x, y): Cell| ((x as i64 - 1) * rw, y as i64 * rh);
+        let mut out = Vec::new();
         for r in &self.rooms {
             for &c in &r.cells {
                 for d in [GridDir::Right, GridDir::Down] {
                     if !self.door_between(c, d) {
                         continue;
                     }
-                    let other = self.room_at(step(c, d)).expect("door to a room");
-                    let secret = r.kind == RoomKind::Secret || other.kind == RoomKind::Secret;
-                    let tile = if secret { Tile::SecretDoor } else { Tile::Door };
+                    let Some(other) = self.room_at(step(c, d)) else {
+                        continue;
+                    };
                     let (ox, oy) = origin(c);
                     let (a, b) = match d {
                         GridDir::Right => ((ox + rw - 1, oy + rh / 2), (ox + rw, oy + rh / 2)),
                         _ => ((ox + rw / 2, oy + rh - 1), (ox + rw / 2, oy + rh)),
                     };
-                    map.put(a.0, a.1, tile, Some(r.id.0));
-                    map.put(b.0, b.1, tile, Some(other.id.0));
+                    out.push((
+                        r.id,
+                        other.id,
+                        (a.0 as usize, a.1 as usize),
+                        (b.0 as usize, b.1 as usize),
+                    ));
                 }
             }
         }
-        map
+        out
     }
 
     pub(super) fn door_between(&self, cell: Cell, dir: GridDir) -> bool {
@@ -216,7 +238,32 @@ impl Floor {
             region_rooms[r.id.0 as usize] = Some(r.id);
         }
         let tiles = self.tile_map();
-        Ok(crate::Level {
+        // One passage per link: every door between its two rooms.
+        let mut link_of = std::collections::BTreeMap::new();
+        for (id, a, b, _) in self.graph.links() {
+            link_of.insert((a.min(b), a.max(b)), id);
+        }
+        let mut passages: std::collections::BTreeMap<crate::LinkId, crate::view::Passage> =
+            std::collections::BTreeMap::new();
+        for (r, other, a, b) in self.door_tiles() {
+            let Some(&link) = link_of.get(&(r.min(other), r.max(other))) else {
+                continue;
+            };
+            let secret = self.graph.link(link).map(|l| l.kind) == Some(LinkKind::Secret);
+            let passage = passages
+                .entry(link)
+                .or_insert_with(|| crate::view::Passage {
+                    link,
+                    tiles: Vec::new(),
+                    kind: if secret {
+                        crate::DoorKind::Secret
+                    } else {
+                        crate::DoorKind::Plain
+                    },
+                });
+            passage.tiles.extend([a, b]);
+        }
+        let mut level = crate::Level {
             recipe: "isaac".to_string(),
             seed: self.seed,
             attempts: self.attempts,
@@ -228,6 +275,12 @@ impl Floor {
             layout: None,
             tile_origin: (0, 0),
             stairs: None,
+            start_tile: None,
+            goal_tile: None,
+            rooms: Vec::new(),
+            doors: Vec::new(),
+            warps: Vec::new(),
+            items: Vec::new(),
             detail: crate::LevelDetail::Isaac {
                 level: self.level,
                 size: self.size,
@@ -244,6 +297,14 @@ impl Floor {
                     .collect(),
             },
             graph: self.graph,
-        })
+        };
+        crate::view::attach(
+            &mut level,
+            crate::view::ViewParts {
+                passages: passages.into_values().collect(),
+                ..Default::default()
+            },
+        );
+        Ok(level)
     }
 }

@@ -549,6 +549,18 @@ fn attempt_level<R: Rng + ?Sized>(
     }
     // Step 12.
     choose_openers(&mut graph, &mut scenario, &links, &openings, params, rng);
+    // Only a switch opens a heavy door: the doors of every other link are one cell wide.
+    for (&(l, ..), made) in links.iter().zip(openings.iter_mut()) {
+        let switch = graph
+            .link(l)
+            .and_then(|k| k.lock)
+            .is_some_and(|k| k.opener == Opener::Switch);
+        if !switch {
+            for o in made.iter_mut().filter(|o| o.kind == OpeningKind::Door) {
+                o.cells.truncate(1);
+            }
+        }
+    }
     if let Some(room) = graph.room_mut(scenario.exit) {
         room.items.push(Item::Named(EXIT_SWITCH.into()));
     }
@@ -600,9 +612,32 @@ fn attempt_level<R: Rng + ?Sized>(
             script: script_of.get(&RoomId(i as u32)).copied(),
         })
         .collect();
-    let (items, start_tile, exit_tile) = place_items(&graph, &tiles, scenario.start, rng);
+    let (items, start_tile, exit_tile) = place_items(&graph, &tiles, scenario.start, rng)?;
     let region_rooms = (0..order.len() as u32).map(|i| Some(RoomId(i))).collect();
-    Ok(crate::Level {
+    let passages = connections
+        .iter()
+        .map(|c| {
+            let secret = graph.link(c.link).map(|l| l.kind) == Some(LinkKind::Secret);
+            let heavy = c.openings.iter().any(Opening::heavy);
+            crate::view::Passage {
+                link: c.link,
+                tiles: c
+                    .openings
+                    .iter()
+                    .filter(|o| o.kind != OpeningKind::Window)
+                    .flat_map(|o| o.cells.iter().flat_map(|&(a, b)| [a, b]))
+                    .collect(),
+                kind: if secret {
+                    crate::DoorKind::Secret
+                } else if heavy {
+                    crate::DoorKind::Heavy
+                } else {
+                    crate::DoorKind::Plain
+                },
+            }
+        })
+        .collect();
+    let mut level = crate::Level {
         recipe: "sectors".to_string(),
         seed: 0,
         attempts: 0,
@@ -617,16 +652,31 @@ fn attempt_level<R: Rng + ?Sized>(
             up: start_tile,
             down: exit_tile,
         }),
+        start_tile: None,
+        goal_tile: None,
+        rooms: Vec::new(),
+        doors: Vec::new(),
+        warps: Vec::new(),
+        items: Vec::new(),
         detail: crate::LevelDetail::Sectors {
             geometry: params.geometry.name().to_string(),
             size: (w, h),
             sectors: records,
             connections,
             scripts: scenario.scripts,
-            items,
         },
         graph,
-    })
+    };
+    crate::view::attach(
+        &mut level,
+        crate::view::ViewParts {
+            passages,
+            start_tile: Some(start_tile),
+            goal_tile: Some(exit_tile),
+            items: Some(items),
+        },
+    );
+    Ok(level)
 }
 
 /// Step 12: the openers. Every script's opener starts as a switch (the scenario's); `0` to
@@ -887,13 +937,14 @@ fn connect_floors(map: &mut TileMap, regions: usize) {
 
 /// Puts every opener and the exit switch on a floor tile of its room, away from doors where
 /// there is room (a tile none of whose eight neighbours is an opening), and picks the start
-/// tile in the start room. Returns the items, the start tile and the exit switch's tile.
+/// tile in the start room. Returns the items, the start tile and the exit switch's tile, or
+/// (the attempt fails) the room whose floor has too few tiles for all it must hold.
 fn place_items<R: Rng + ?Sized>(
     graph: &LevelGraph,
     tiles: &TileMap,
     start: RoomId,
     rng: &mut R,
-) -> (Vec<PlacedItem>, TilePos, TilePos) {
+) -> Result<(Vec<PlacedItem>, TilePos, TilePos), Failure> {
     let mut floors: BTreeMap<RoomId, Vec<TilePos>> = BTreeMap::new();
     for ((x, y), t) in tiles.tiles.iter() {
         if *t == Tile::Floor
@@ -909,27 +960,29 @@ fn place_items<R: Rng + ?Sized>(
             .all(|dy| (-1..=1).all(|dx| !opening(tiles.tiles.get(x as i64 + dx, y as i64 + dy))))
     };
     let mut taken: BTreeSet<TilePos> = BTreeSet::new();
-    let pick = |room: RoomId, taken: &mut BTreeSet<TilePos>, rng: &mut R| -> TilePos {
+    let pick = |room: RoomId, taken: &mut BTreeSet<TilePos>, rng: &mut R| {
         let all = floors.get(&room).map(Vec::as_slice).unwrap_or(&[]);
         let free: Vec<TilePos> = all.iter().copied().filter(|p| !taken.contains(p)).collect();
         let quiet: Vec<TilePos> = free.iter().copied().filter(calm).collect();
         let pool = if quiet.is_empty() { &free } else { &quiet };
-        // Every sector has floor (the 3 x 3 rule); a room with every tile taken shares one.
-        let at = if pool.is_empty() {
-            all.first().copied().unwrap_or((0, 0))
-        } else {
-            pool[seed::index(rng, pool.len())]
-        };
+        // A room with every floor tile taken cannot hold one more thing: no two share a tile.
+        if pool.is_empty() {
+            return Err(Failure::from(format!(
+                "room {room} has {} floor tiles, too few for the start and its items",
+                all.len()
+            )));
+        }
+        let at = pool[seed::index(rng, pool.len())];
         taken.insert(at);
-        at
+        Ok(at)
     };
-    let start_tile = pick(start, &mut taken, rng);
+    let start_tile = pick(start, &mut taken, rng)?;
     let mut items = Vec::new();
     let mut exit_tile = start_tile;
     for r in graph.room_ids() {
         let Some(room) = graph.room(r) else { continue };
         for item in &room.items {
-            let at = pick(r, &mut taken, rng);
+            let at = pick(r, &mut taken, rng)?;
             if *item == Item::Named(EXIT_SWITCH.into()) {
                 exit_tile = at;
             }
@@ -940,5 +993,5 @@ fn place_items<R: Rng + ?Sized>(
             });
         }
     }
-    (items, start_tile, exit_tile)
+    Ok((items, start_tile, exit_tile))
 }

@@ -147,13 +147,20 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
             let mut tiles = p.tiles;
             tiles.sort_by_key(|&(x, y)| (y, x));
             tiles.dedup();
+            let one_way_to = (link.kind == LinkKind::OneWay).then_some(b);
+            // An archway that is locked or one-way is a door.
+            let gated = link.lock.is_some() || one_way_to.is_some();
+            let kind = match p.kind {
+                DoorKind::Open if gated => DoorKind::Plain,
+                kind => kind,
+            };
             Some(DoorView {
                 link: p.link,
                 rooms: [a, b],
                 tiles,
                 lock: link.lock,
-                one_way_to: (link.kind == LinkKind::OneWay).then_some(b),
-                kind: p.kind,
+                one_way_to,
+                kind,
             })
         })
         .collect();

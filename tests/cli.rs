@@ -417,13 +417,11 @@ fn generate_isaac_writes_a_tiled_map() {
     assert_eq!(doc["width"], 135);
     assert_eq!(doc["height"], 72);
     assert_eq!(doc["layers"][0]["data"].as_array().unwrap().len(), 135 * 72);
-    let objects = doc["layers"][1]["objects"].as_array().unwrap();
+    let objects = all_objects(&doc);
     assert!(objects.iter().any(|o| o["type"] == "boss"));
-    assert!(
-        objects
-            .iter()
-            .any(|o| o["type"] == "door" && o["point"] == true)
-    );
+    assert!(objects.iter().any(|o| o["type"] == "door"));
+    assert!(objects.iter().any(|o| o["type"] == "start"));
+    assert!(objects.iter().any(|o| o["type"] == "goal"));
     // A bare flow has no tile map: asking for one is an error, not a silent no-op.
     let o = levelplan(&["generate", "--recipe", "flow", "--svg", "x.svg"]);
     assert!(!o.status.success());
@@ -451,13 +449,57 @@ fn generate_cathedral_prints_the_map() {
 
 #[test]
 fn flow_options_with_other_recipes_are_an_error() {
-    let o = levelplan(&["generate", "--recipe", "isaac", "--locks", "2"]);
+    let o = levelplan(&["generate", "--recipe", "isaac", "--flow", "fork"]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("--flow and --locks work on flows; --recipe isaac makes its own level"),
+        stderr(&o).contains("--flow works on flows; --recipe isaac makes its own level"),
         "{}",
         stderr(&o)
     );
+    let o = levelplan(&["generate", "--recipe", "sectors", "--locks", "2"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("sector levels plan their own scripts"),
+        "{}",
+        stderr(&o)
+    );
+    let o = levelplan(&["generate", "--recipe", "isaac", "--tasks", "1"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("need --locks K"), "{}", stderr(&o));
+}
+
+#[test]
+fn locks_work_on_isaac_and_the_diablo_stages() {
+    let dir = std::env::temp_dir().join(format!("levelplan-cli-locks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("l.json");
+    for recipe in ["isaac", "cathedral", "catacombs", "hell"] {
+        let o = levelplan(&[
+            "generate",
+            "--recipe",
+            recipe,
+            "--locks",
+            "2",
+            "--tasks",
+            "1",
+            "--seed",
+            "3",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{recipe}: {}", stderr(&o));
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let doors = doc["doors"].as_array().unwrap();
+        let tasks = doors
+            .iter()
+            .filter(|d| d["lock"]["opener"] == "Task")
+            .count();
+        assert!(tasks >= 1, "{recipe}: {doors:?}");
+        let o = levelplan(&["verify-level", json.to_str().unwrap()]);
+        assert!(o.status.success(), "{recipe}: {}", stdout(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -495,7 +537,7 @@ fn generate_gungeon_writes_svg_tmj_json_and_dot() {
     );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&tmj).unwrap()).unwrap();
-    let objects = doc["layers"][1]["objects"].as_array().unwrap();
+    let objects = all_objects(&doc);
     assert!(objects.iter().any(|o| o["type"] == "entrance"));
     assert!(objects.iter().any(|o| o["type"] == "boss"));
     assert!(objects.iter().any(|o| o["type"] == "door"));
@@ -1249,4 +1291,15 @@ fn diablo_stages_take_a_set_piece() {
         "{}",
         stderr(&o)
     );
+}
+
+/// Every object of every object layer of a Tiled map.
+fn all_objects(map: &serde_json::Value) -> Vec<serde_json::Value> {
+    map["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["type"] == "objectgroup")
+        .flat_map(|l| l["objects"].as_array().unwrap().clone())
+        .collect()
 }

@@ -234,25 +234,39 @@ fn one_writer_draws_every_recipe() {
         let map: serde_json::Value =
             serde_json::from_str(&levelplan::export::tiled::level_to_tmj(&level)).unwrap();
         assert_eq!(map["width"], level.tiles.tiles.width());
-        let objects = map["layers"][1]["objects"].as_array().unwrap();
-        // One rectangle per room with floor, named by its id.
-        let rooms = objects
-            .iter()
-            .filter(|o| o["width"].as_f64() > Some(0.0))
-            .count();
+        let layer = |name: &str| {
+            map["layers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| l["name"] == name)
+                .and_then(|l| l["objects"].as_array())
+                .cloned()
+                .unwrap_or_else(|| panic!("{}: no {name} layer", recipe.name()))
+        };
+        // One rectangle per room with tiles, named by its id.
+        let rooms = layer("rooms");
+        assert_eq!(rooms.len(), level.rooms.len(), "{}", recipe.name());
         assert!(
-            rooms
+            rooms.len()
                 >= level.graph.room_count() - level.graph.rooms_of_kind(&RoomKind::Secret).count(),
-            "{}: {rooms} rooms",
-            recipe.name()
+            "{}: {} rooms",
+            recipe.name(),
+            rooms.len()
         );
-        let has_doors = level.layout.is_some() || level.tiles.tiles.values().contains(&Tile::Door);
-        assert_eq!(
-            objects.iter().any(|o| o["type"] == "door"),
-            has_doors,
-            "{}",
-            recipe.name()
-        );
+        // One door object per door record, carrying its link.
+        let doors = layer("doors");
+        assert_eq!(doors.len(), level.doors.len(), "{}", recipe.name());
+        for (object, door) in doors.iter().zip(&level.doors) {
+            let link = object["properties"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == "link")
+                .unwrap();
+            assert_eq!(link["value"], door.link.0, "{}", recipe.name());
+        }
+        assert_eq!(layer("items").len(), level.items.len(), "{}", recipe.name());
     }
 }
 

@@ -1,4 +1,5 @@
-//! Tiled map files (`.tmj`, Tiled's JSON format): a tile layer and an object layer.
+//! Tiled map files (`.tmj`, Tiled's JSON format): a tile layer and object layers (a level's
+//! game view: rooms, doors, items, warps, start and goal, spawn slots).
 //!
 //! The tileset is embedded and names an image, [`TILESET_IMAGE`] by default, with one 16 x 16
 //! tile per [`Tile`] kind in the order of [`Tile::ALL`] (gid = index + 1). [`tileset_png`]
@@ -75,12 +76,12 @@ pub fn tileset_png() -> Vec<u8> {
     out
 }
 
-/// An object of the object layer, in tile units.
-#[derive(Debug, Clone, PartialEq)]
+/// An object of an object layer, in tile units.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TiledObject {
     /// Its name (for rooms, the room id).
     pub name: String,
-    /// Its class (Tiled's `type`): a room kind, `door`, `secret door`.
+    /// Its class (Tiled's `type`): a room kind, `door`, `locked door`, `key`, `start`, ...
     pub class: String,
     /// Left edge, in tiles.
     pub x: f64,
@@ -90,9 +91,46 @@ pub struct TiledObject {
     pub width: f64,
     /// Height in tiles.
     pub height: f64,
+    /// Its custom properties, in order.
+    pub properties: Vec<(String, TiledValue)>,
 }
 
-/// A tile map and objects as a Tiled `.tmj` document.
+/// The value of a custom property of a [`TiledObject`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum TiledValue {
+    /// A string.
+    Text(String),
+    /// A whole number.
+    Int(i64),
+    /// A reference to another object of the map, by its index among all the objects written
+    /// (layer after layer, in order); Tiled shows it as an object link.
+    Object(usize),
+}
+
+impl TiledObject {
+    /// A point at the middle of tile `(x, y)`.
+    pub fn point(
+        name: impl Into<String>,
+        class: impl Into<String>,
+        (x, y): (usize, usize),
+    ) -> TiledObject {
+        TiledObject {
+            name: name.into(),
+            class: class.into(),
+            x: x as f64 + 0.5,
+            y: y as f64 + 0.5,
+            ..TiledObject::default()
+        }
+    }
+
+    /// The same object with one more property (builder style).
+    pub fn with(mut self, name: &str, value: TiledValue) -> TiledObject {
+        self.properties.push((name.to_string(), value));
+        self
+    }
+}
+
+/// A tile map and objects as a Tiled `.tmj` document (one object layer, `rooms and doors`).
 ///
 /// # Complexity
 /// `O(W · H + objects)`.
@@ -103,7 +141,7 @@ pub struct TiledObject {
 /// use levelplan::tiles::{Tile, TileMap};
 /// let mut map = TileMap::new(2, 1);
 /// map.put(1, 0, Tile::Floor, Some(0));
-/// let room = TiledObject { name: "r0".into(), class: "entrance".into(), x: 1.0, y: 0.0, width: 1.0, height: 1.0 };
+/// let room = TiledObject { name: "r0".into(), class: "entrance".into(), x: 1.0, y: 0.0, width: 1.0, height: 1.0, ..Default::default() };
 /// let doc: serde_json::Value = serde_json::from_str(&to_tmj(&map, &[room])).unwrap();
 /// assert_eq!(doc["layers"][0]["data"], serde_json::json!([1, 2]));
 /// ```
@@ -114,6 +152,12 @@ pub fn to_tmj(map: &TileMap, objects: &[TiledObject]) -> String {
 /// [`to_tmj`] with a tileset image of the caller's (a path relative to the map, laid out as
 /// [`tileset_png`]'s).
 pub fn to_tmj_using(map: &TileMap, objects: &[TiledObject], image: &str) -> String {
+    to_tmj_layers(map, &[("rooms and doors", objects.to_vec())], image)
+}
+
+/// A tile map and named object layers as a Tiled `.tmj` document; object ids run from 1 over
+/// every layer in order (a [`TiledValue::Object`] is an index in that order).
+pub fn to_tmj_layers(map: &TileMap, layers: &[(&str, Vec<TiledObject>)], image: &str) -> String {
     let (w, h) = (map.tiles.width(), map.tiles.height());
     let data: Vec<u32> = map
         .tiles
@@ -122,27 +166,56 @@ pub fn to_tmj_using(map: &TileMap, objects: &[TiledObject], image: &str) -> Stri
         .map(|t| t.index() as u32 + 1)
         .collect();
     let px = f64::from(TILE_PIXELS);
-    let objects: Vec<Value> = objects
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let mut v = json!({
-                "id": i + 1,
-                "name": o.name,
-                "type": o.class,
-                "x": o.x * px,
-                "y": o.y * px,
-                "width": o.width * px,
-                "height": o.height * px,
-                "rotation": 0,
-                "visible": true,
-            });
-            if o.width == 0.0 && o.height == 0.0 {
-                v["point"] = json!(true);
-            }
-            v
-        })
-        .collect();
+    let mut next_id = 1usize;
+    let mut out_layers = vec![json!({
+        "type": "tilelayer", "id": 1, "name": "tiles",
+        "width": w, "height": h, "x": 0, "y": 0,
+        "opacity": 1, "visible": true, "data": data,
+    })];
+    for (l, (name, objects)) in layers.iter().enumerate() {
+        let objects: Vec<Value> = objects
+            .iter()
+            .map(|o| {
+                let mut v = json!({
+                    "id": next_id,
+                    "name": o.name,
+                    "type": o.class,
+                    "x": o.x * px,
+                    "y": o.y * px,
+                    "width": o.width * px,
+                    "height": o.height * px,
+                    "rotation": 0,
+                    "visible": true,
+                });
+                next_id += 1;
+                if o.width == 0.0 && o.height == 0.0 {
+                    v["point"] = json!(true);
+                }
+                if !o.properties.is_empty() {
+                    let props: Vec<Value> = o
+                        .properties
+                        .iter()
+                        .map(|(name, value)| match value {
+                            TiledValue::Text(s) => {
+                                json!({"name": name, "type": "string", "value": s})
+                            }
+                            TiledValue::Int(n) => json!({"name": name, "type": "int", "value": n}),
+                            TiledValue::Object(i) => {
+                                json!({"name": name, "type": "object", "value": i + 1})
+                            }
+                        })
+                        .collect();
+                    v["properties"] = json!(props);
+                }
+                v
+            })
+            .collect();
+        out_layers.push(json!({
+            "type": "objectgroup", "id": l + 2, "name": name,
+            "draworder": "topdown", "x": 0, "y": 0,
+            "opacity": 1, "visible": true, "objects": objects,
+        }));
+    }
     let doc = json!({
         "type": "map",
         "version": "1.8",
@@ -155,20 +228,9 @@ pub fn to_tmj_using(map: &TileMap, objects: &[TiledObject], image: &str) -> Stri
         "tileheight": TILE_PIXELS,
         "infinite": false,
         "compressionlevel": -1,
-        "nextlayerid": 3,
-        "nextobjectid": objects.len() + 1,
-        "layers": [
-            {
-                "type": "tilelayer", "id": 1, "name": "tiles",
-                "width": w, "height": h, "x": 0, "y": 0,
-                "opacity": 1, "visible": true, "data": data,
-            },
-            {
-                "type": "objectgroup", "id": 2, "name": "rooms and doors",
-                "draworder": "topdown", "x": 0, "y": 0,
-                "opacity": 1, "visible": true, "objects": objects,
-            },
-        ],
+        "nextlayerid": layers.len() + 2,
+        "nextobjectid": next_id,
+        "layers": out_layers,
         "tilesets": [{
             "firstgid": 1, "name": "levelplan",
             "tilewidth": TILE_PIXELS, "tileheight": TILE_PIXELS,
@@ -181,13 +243,23 @@ pub fn to_tmj_using(map: &TileMap, objects: &[TiledObject], image: &str) -> Stri
     serde_json::to_string_pretty(&doc).expect("a map always serialises")
 }
 
-/// A level of any recipe as a Tiled map: the tile layer, one rectangle per room (class: the
-/// room kind, name: the room id) and one point per door (class `door`, `locked door` or `secret
-/// door`). Rooms of a layout are their outline's box and doors the layout's; rooms of other
-/// recipes are the box of their region's tiles, and doors their door tiles.
+/// A level of any recipe as a Tiled map: the tile layer and the game view ([`crate::view`])
+/// as object layers:
+///
+/// - `rooms`: one rectangle per room (name: its id, class: its kind);
+/// - `doors`: one rectangle per door over its tiles (class `door`, `locked door`, `one-way
+///   door`, `secret door`, `heavy door`, `window` or `arch`), with the properties `link`,
+///   `rooms`, `lock` (`""` or as `key k2`, `switch k0`, `task k1`, `small key k3`),
+///   `one_way_to` (`""` or the room) and, for a locked door, `opener`: the item object of its
+///   opener;
+/// - `items`: a point per item (class `key`, `switch`, `task`, `small key` or `item`, name its
+///   lock or its name) with the property `room`;
+/// - `warps`: a point per pad (class `warp`) with `link` and `to`, the other pad;
+/// - `start and goal`: the points `start` and `goal`;
+/// - `spawn slots`: a point per slot (class `spawn`) with `room`.
 ///
 /// # Complexity
-/// `O(W · H + rooms + links)`.
+/// `O(W · H + rooms + doors + items)`.
 ///
 /// # Examples
 /// ```
@@ -197,6 +269,7 @@ pub fn to_tmj_using(map: &TileMap, objects: &[TiledObject], image: &str) -> Stri
 /// let level = DiabloRecipe::new(DiabloStage::Hell, 13).generate(1)?;
 /// let map: serde_json::Value = serde_json::from_str(&level_to_tmj(&level)).unwrap();
 /// assert_eq!(map["type"], "map");
+/// assert_eq!(map["layers"][2]["name"], "doors");
 /// # Ok::<(), levelplan::RecipeError>(())
 /// ```
 pub fn level_to_tmj(level: &crate::Level) -> String {
@@ -206,169 +279,141 @@ pub fn level_to_tmj(level: &crate::Level) -> String {
 /// [`level_to_tmj`] naming the caller's tileset image (a path relative to the map, laid out as
 /// [`tileset_png`]'s: one tile per kind in the order of [`Tile::ALL`]).
 pub fn level_to_tmj_using(level: &crate::Level, image: &str) -> String {
-    let objects = match &level.layout {
-        Some(layout) => layout_objects(level, layout),
-        None => tile_objects(level),
-    };
-    to_tmj_using(&level.tiles, &objects, image)
+    to_tmj_layers(&level.tiles, &view_layers(level), image)
 }
 
-/// The rooms and doors of a laid-out level.
-fn layout_objects(level: &crate::Level, layout: &crate::layout::Layout) -> Vec<TiledObject> {
-    use crate::layout::Point;
-    let (ox, oy) = level.tile_origin;
-    let mut objects: Vec<TiledObject> = Vec::new();
-    let rooms = match &level.detail {
-        crate::LevelDetail::Gungeon { rooms, .. } => &rooms[..],
-        _ => &[],
+/// How a lock reads in a property: `key k2`, `switch k0`, ...
+fn lock_text(lock: &crate::graph::Lock) -> String {
+    use crate::graph::Opener;
+    let kind = match lock.opener {
+        Opener::Key => "key",
+        Opener::Switch => "switch",
+        Opener::Task => "task",
+        Opener::SmallKey => "small key",
     };
-    for (i, room) in layout.rooms.iter().enumerate() {
-        let Some(&id) = rooms.get(i) else { continue };
-        let kind = level
-            .graph
-            .room(id)
-            .map(|r| r.kind.name().to_string())
-            .unwrap_or_default();
-        let (lo, hi) = room.outline.iter().fold(
-            (
-                Point::new(i32::MAX, i32::MAX),
-                Point::new(i32::MIN, i32::MIN),
-            ),
-            |(lo, hi), p| {
-                (
-                    Point::new(lo.x.min(p.x), lo.y.min(p.y)),
-                    Point::new(hi.x.max(p.x), hi.y.max(p.y)),
-                )
-            },
-        );
-        // The top-left tile of the box: level cell (lo.x, hi.y - 1).
-        objects.push(TiledObject {
-            name: id.to_string(),
-            class: kind,
-            x: f64::from(lo.x - ox),
-            y: f64::from(oy - (hi.y - 1)),
-            width: f64::from(hi.x - lo.x),
-            height: f64::from(hi.y - lo.y),
-        });
-    }
-    for (l, placed) in layout.links.iter().enumerate() {
-        let Some(&id) = level.layout_links().get(l) else {
-            continue;
-        };
-        let Some((a, b)) = level.graph.endpoints(id) else {
-            continue;
-        };
-        let link = level.graph.link(id);
-        let class = match link {
-            Some(k) if k.kind == crate::graph::LinkKind::Secret => "secret door",
-            Some(k) if k.lock.is_some() => "locked door",
-            _ => "door",
-        };
-        for door in [placed.door_from, placed.door_to] {
-            // The middle of the segment, in tile units (rows grow downwards).
-            let cx = f64::from(door.a.x + door.b.x) / 2.0 - f64::from(ox);
-            let cy = f64::from(oy + 1) - f64::from(door.a.y + door.b.y) / 2.0;
-            objects.push(TiledObject {
-                name: format!("{a}-{b}"),
-                class: class.into(),
-                x: cx,
-                y: cy,
-                width: 0.0,
-                height: 0.0,
-            });
-            if placed.corridor.is_empty() {
-                break;
-            }
-        }
-    }
-    objects
+    format!("{kind} {}", lock.by)
 }
 
-/// The rooms (their region's box) and doors (door tiles) of a level without a layout.
-fn tile_objects(level: &crate::Level) -> Vec<TiledObject> {
-    let map = &level.tiles;
-    let mut boxes: Vec<Option<(usize, usize, usize, usize)>> = vec![None; level.region_rooms.len()];
-    for ((x, y), region) in map.regions.iter() {
-        let Some(r) = region.map(|r| r as usize) else {
-            continue;
-        };
-        if let Some(b) = boxes.get_mut(r) {
-            *b = Some(match *b {
-                None => (x, y, x, y),
-                Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
-            });
-        }
-    }
-    let mut objects: Vec<TiledObject> = Vec::new();
-    for (r, bounds) in boxes.iter().enumerate() {
-        let (Some(id), Some((x0, y0, x1, y1))) = (level.region_rooms[r], bounds) else {
-            continue;
-        };
-        objects.push(TiledObject {
-            name: id.to_string(),
-            class: level
-                .graph
-                .room(id)
-                .map(|room| room.kind.name().to_string())
-                .unwrap_or_default(),
-            x: *x0 as f64,
-            y: *y0 as f64,
-            width: (x1 - x0 + 1) as f64,
-            height: (y1 - y0 + 1) as f64,
-        });
-    }
-    for ((x, y), t) in map.tiles.iter() {
-        // One point per door: at its first tile (the left or upper of a run).
-        let first = match t {
-            t if t.is_door() => {
-                let left = x > 0 && map.tiles.get(x as i64 - 1, y as i64) == Some(t);
-                let up = y > 0 && map.tiles.get(x as i64, y as i64 - 1) == Some(t);
-                !left && !up
+/// The object layers of a level's game view.
+pub fn view_layers(level: &crate::Level) -> Vec<(&'static str, Vec<TiledObject>)> {
+    use crate::graph::Item;
+    use crate::view::DoorKind;
+    let rooms: Vec<TiledObject> = level
+        .rooms
+        .iter()
+        .map(|r| {
+            let [x, y, w, h] = r.rect;
+            TiledObject {
+                name: r.room.to_string(),
+                class: r.kind.clone(),
+                x: x as f64,
+                y: y as f64,
+                width: w as f64,
+                height: h as f64,
+                properties: Vec::new(),
             }
-            _ => false,
-        };
-        if first {
-            objects.push(TiledObject {
-                name: String::new(),
-                class: match t {
-                    Tile::SecretDoor => "secret door",
-                    Tile::LockedDoor => "locked door",
-                    Tile::OneWayDoor => "one-way door",
-                    Tile::HeavyDoor => "heavy door",
-                    _ => "door",
-                }
-                .into(),
-                x: x as f64 + 0.5,
-                y: y as f64 + 0.5,
-                width: 0.0,
-                height: 0.0,
-            });
-        }
-    }
-    // Sector levels: the start, the openers and the exit switch, each a point on its tile.
-    if let crate::LevelDetail::Sectors { .. } = &level.detail {
-        let items = &level.items;
-        use crate::graph::Item;
-        let point = |name: String, class: &str, (x, y): (usize, usize)| TiledObject {
-            name,
-            class: class.into(),
-            x: x as f64 + 0.5,
-            y: y as f64 + 0.5,
-            width: 0.0,
-            height: 0.0,
-        };
-        if let Some(stairs) = level.stairs {
-            objects.push(point(level.start.to_string(), "start", stairs.up));
-        }
-        for placed in items {
+        })
+        .collect();
+    let items: Vec<TiledObject> = level
+        .items
+        .iter()
+        .map(|placed| {
             let (name, class) = match &placed.item {
-                Item::Key(k) | Item::SmallKey(k) => (k.to_string(), "key"),
+                Item::Key(k) => (k.to_string(), "key"),
+                Item::SmallKey(k) => (k.to_string(), "small key"),
                 Item::Switch(k) => (k.to_string(), "switch"),
                 Item::Task(k) => (k.to_string(), "task"),
                 Item::Named(n) => (n.clone(), "item"),
             };
-            objects.push(point(name, class, placed.at));
+            TiledObject::point(name, class, placed.at)
+                .with("room", TiledValue::Text(placed.room.to_string()))
+        })
+        .collect();
+    // Object indices: rooms, doors, items, ...
+    let item_base = rooms.len() + level.doors.len();
+    let doors: Vec<TiledObject> = level
+        .doors
+        .iter()
+        .map(|d| {
+            let xs = d.tiles.iter().map(|t| t.0);
+            let ys = d.tiles.iter().map(|t| t.1);
+            let (x0, x1) = (xs.clone().min().unwrap_or(0), xs.max().unwrap_or(0));
+            let (y0, y1) = (ys.clone().min().unwrap_or(0), ys.max().unwrap_or(0));
+            let class = match d.kind {
+                DoorKind::Secret => "secret door",
+                DoorKind::Heavy => "heavy door",
+                DoorKind::Window => "window",
+                DoorKind::Open => "arch",
+                DoorKind::Plain if d.one_way_to.is_some() => "one-way door",
+                DoorKind::Plain if d.lock.is_some() => "locked door",
+                DoorKind::Plain => "door",
+            };
+            let [a, b] = d.rooms;
+            let mut o = TiledObject {
+                name: d.link.to_string(),
+                class: class.into(),
+                x: x0 as f64,
+                y: y0 as f64,
+                width: (x1 - x0 + 1) as f64,
+                height: (y1 - y0 + 1) as f64,
+                properties: Vec::new(),
+            }
+            .with("link", TiledValue::Int(i64::from(d.link.0)))
+            .with("rooms", TiledValue::Text(format!("{a} {b}")))
+            .with(
+                "lock",
+                TiledValue::Text(d.lock.as_ref().map(lock_text).unwrap_or_default()),
+            )
+            .with(
+                "one_way_to",
+                TiledValue::Text(d.one_way_to.map(|r| r.to_string()).unwrap_or_default()),
+            );
+            if let Some(lock) = d.lock
+                && let Some(i) = level
+                    .items
+                    .iter()
+                    .position(|p| p.item.opens() == Some((lock.by, lock.opener)))
+            {
+                o = o.with("opener", TiledValue::Object(item_base + i));
+            }
+            o
+        })
+        .collect();
+    let warp_base = item_base + items.len();
+    let mut warps = Vec::new();
+    for (i, wv) in level.warps.iter().enumerate() {
+        for (side, at) in wv.tiles.iter().enumerate() {
+            let other = warp_base + 2 * i + (1 - side);
+            warps.push(
+                TiledObject::point(wv.link.to_string(), "warp", *at)
+                    .with("link", TiledValue::Int(i64::from(wv.link.0)))
+                    .with("to", TiledValue::Object(other)),
+            );
         }
     }
-    objects
+    let mut ends = Vec::new();
+    if let Some(at) = level.start_tile {
+        ends.push(TiledObject::point(level.start.to_string(), "start", at));
+    }
+    if let Some(at) = level.goal_tile {
+        ends.push(TiledObject::point(level.goal.to_string(), "goal", at));
+    }
+    let slots: Vec<TiledObject> = level
+        .rooms
+        .iter()
+        .flat_map(|r| {
+            r.spawn_slots.iter().map(move |&at| {
+                TiledObject::point(String::new(), "spawn", at)
+                    .with("room", TiledValue::Text(r.room.to_string()))
+            })
+        })
+        .collect();
+    vec![
+        ("rooms", rooms),
+        ("doors", doors),
+        ("items", items),
+        ("warps", warps),
+        ("start and goal", ends),
+        ("spawn slots", slots),
+    ]
 }

@@ -440,6 +440,49 @@ pub fn plan<R: Rng + ?Sized>(
         .next()
         .or_else(|| graph.rooms_of_kind(&RoomKind::Boss).next())
         .ok_or(PlanError::NoGoal)?;
+    plan_between(graph, entrance, goal, options, rng)
+}
+
+/// [`plan`] for a level played from `start` to `goal`, whatever their kinds: the recipes
+/// whose levels name their ends (a Diablo stage's stairs, an Isaac floor's start and boss)
+/// plan through this. `start` and `goal` may be the same room (both stairs in one room):
+/// the locks then close off the rest of the level, each opener before its lock.
+///
+/// # Errors
+/// As [`plan`]; [`PlanError::Unreachable`] also for a `start` or `goal` not in the graph.
+///
+/// # Examples
+/// ```
+/// use levelplan::graph::lock_and_key::{LockPlan, plan_between};
+/// use levelplan::{LevelGraph, Link, Room, RoomKind};
+///
+/// // A hall with three wings; the player starts and ends in the hall.
+/// let mut g = LevelGraph::new();
+/// let hall = g.add_room(Room::new(RoomKind::Normal));
+/// for _ in 0..3 {
+///     let a = g.add_room(Room::new(RoomKind::Normal));
+///     let b = g.add_room(Room::new(RoomKind::Normal));
+///     g.add_link(hall, a, Link::door());
+///     g.add_link(a, b, Link::door());
+/// }
+/// let options = LockPlan { locks: 2, ..LockPlan::default() };
+/// let report = plan_between(&mut g, hall, hall, &options, &mut levelplan::seed::stream(1, "locks"))?;
+/// assert_eq!(g.locks().count(), 2);
+/// assert_eq!(report.walkthrough.start, hall);
+/// # Ok::<(), levelplan::graph::lock_and_key::PlanError>(())
+/// ```
+pub fn plan_between<R: Rng + ?Sized>(
+    graph: &mut LevelGraph,
+    entrance: RoomId,
+    goal: RoomId,
+    options: &LockPlan,
+    rng: &mut R,
+) -> Result<PlanReport, PlanError> {
+    for end in [entrance, goal] {
+        if !graph.contains_room(end) {
+            return Err(PlanError::Unreachable(end));
+        }
+    }
     let special = options.switches + options.tasks + options.small_key_locks;
     if special > options.locks {
         return Err(PlanError::KindsExceedLocks {

@@ -198,6 +198,9 @@ pub(crate) struct RecipeArgs {
     /// Of the extra locks, how many are heavy doors opened by switches.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) switches: usize,
+    /// Of the extra locks, how many open once a task is done (clear a room, solve a puzzle).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) tasks: usize,
     /// How many links back into earlier regions become one-way shortcuts.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) shortcuts: usize,
@@ -290,6 +293,7 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         locks,
         small_keys,
         switches,
+        tasks,
         shortcuts,
         geometry,
         size,
@@ -297,12 +301,29 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         set_piece,
     } = args.clone();
     let flow_recipe = matches!(recipe, RecipeName::Flow | RecipeName::Gungeon);
-    if !flow_recipe && (locks > 0 || flow != DEFAULT_FLOW) {
+    if !flow_recipe && flow != DEFAULT_FLOW {
         return Err(format!(
-            "--flow and --locks work on flows; --recipe {} makes its own level",
+            "--flow works on flows; --recipe {} makes its own level",
             recipe.name()
         ));
     }
+    if recipe == RecipeName::Sectors && locks > 0 {
+        return Err(
+            "--locks works on flows, gungeon, isaac and the Diablo stages; sector levels plan their own scripts".into(),
+        );
+    }
+    let gates = small_keys + switches + tasks + shortcuts;
+    if locks == 0 && gates > 0 {
+        return Err("--small-keys, --switches, --tasks and --shortcuts need --locks K".into());
+    }
+    let lock_plan = (locks > 0).then_some(LockPlan {
+        locks,
+        small_key_locks: small_keys,
+        switches,
+        tasks,
+        one_way_shortcuts: shortcuts,
+        ..LockPlan::default()
+    });
     if recipe != RecipeName::Isaac && (grid.is_some() || large_rooms || labyrinth) {
         return Err("--grid, --large-rooms and --labyrinth work with --recipe isaac".into());
     }
@@ -342,6 +363,7 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         Box::new(SectorRecipe::new(params).map_err(|e| e.to_string())?)
     } else if let Some(stage) = recipe.diablo() {
         let mut made = DiabloRecipe::new(stage, floor_level);
+        made.params.locks = lock_plan;
         if let Some(path) = &set_piece {
             made.params.set_piece = Some(levelplan::recipes::diablo::load_set_piece(path)?);
         }
@@ -358,7 +380,9 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
             params.height = h;
             params.start = ((w + 1) / 2, (h - 1) / 2);
         }
-        Box::new(IsaacRecipe::new(floor_level, params))
+        let mut made = IsaacRecipe::new(floor_level, params);
+        made.locks = lock_plan;
+        Box::new(made)
     } else {
         let template = load_flow(&flow)?;
         let name = template.name.clone();
@@ -366,13 +390,6 @@ pub(crate) fn build_recipe(args: &RecipeArgs) -> Result<Box<dyn Recipe>, String>
         let conditions = flags
             .into_iter()
             .fold(Conditions::new(), Conditions::with_flag);
-        let lock_plan = (locks > 0).then_some(LockPlan {
-            locks,
-            small_key_locks: small_keys,
-            switches,
-            one_way_shortcuts: shortcuts,
-            ..LockPlan::default()
-        });
         if recipe == RecipeName::Gungeon {
             if !(time_limit.is_finite() && time_limit >= 0.0) {
                 return Err(format!(

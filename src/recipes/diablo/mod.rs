@@ -640,7 +640,7 @@ impl Stage {
 }
 
 /// Settings of a Diablo stage; the defaults are the spec's.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct DiabloParams {
     /// Blanks tried before giving up; `None`: the stage's own budget (the cathedral and hell
     /// 200, the catacombs 500, the caves 5000 attempts).
@@ -649,7 +649,16 @@ pub struct DiabloParams {
     /// puts it); `None`: none.
     #[serde(default)]
     pub set_piece: Option<SetPiece>,
+    /// Locks planned on the level, from the stairs up to the stairs down
+    /// ([`crate::graph::lock_and_key::plan_between`]), proven like the rest; `None`: none. A
+    /// level whose rooms cannot take them is made again from a derived seed, up to
+    /// [`LOCK_ATTEMPTS`] times (the caves, one room, never can).
+    #[serde(default)]
+    pub locks: Option<crate::graph::lock_and_key::LockPlan>,
 }
+
+/// Levels a stage makes, from derived seeds, to find one whose rooms take the locks asked for.
+pub const LOCK_ATTEMPTS: u32 = 20;
 
 impl DiabloParams {
     /// The retry budget: the one set, else the stage's own `attempts`.
@@ -685,7 +694,7 @@ impl DiabloStage {
 }
 
 /// One of Diablo's stages prepared for one dungeon level: a [`crate::Recipe`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DiabloRecipe {
     /// The stage.
     pub stage: DiabloStage,
@@ -793,22 +802,68 @@ impl crate::Recipe for DiabloRecipe {
     fn generate(&self, seed: u64) -> Result<crate::Level, crate::RecipeError> {
         let name = self.stage.name();
         let failed = |e| crate::RecipeError::failed(name, e);
-        let (stage, rivers) = match self.stage {
-            DiabloStage::Cathedral => (
-                cathedral::generate_with(self.level, seed, &self.params).map_err(failed)?,
-                Vec::new(),
-            ),
-            DiabloStage::Catacombs => (
-                catacombs::generate_with(self.level, seed, &self.params).map_err(failed)?,
-                Vec::new(),
-            ),
-            DiabloStage::Caves => {
-                caves::generate_with(self.level, seed, &self.params).map_err(failed)?
+        let make = |seed: u64| -> Result<(Stage, Vec<caves::River>), crate::RecipeError> {
+            Ok(match self.stage {
+                DiabloStage::Cathedral => (
+                    cathedral::generate_with(self.level, seed, &self.params).map_err(failed)?,
+                    Vec::new(),
+                ),
+                DiabloStage::Catacombs => (
+                    catacombs::generate_with(self.level, seed, &self.params).map_err(failed)?,
+                    Vec::new(),
+                ),
+                DiabloStage::Caves => {
+                    caves::generate_with(self.level, seed, &self.params).map_err(failed)?
+                }
+                DiabloStage::Hell => (
+                    hell::generate_with(self.level, seed, &self.params).map_err(failed)?,
+                    Vec::new(),
+                ),
+            })
+        };
+        let (stage, rivers) = match &self.params.locks {
+            None => make(seed)?,
+            Some(plan) => {
+                let mut last = None;
+                let mut made = None;
+                for attempt in 0..LOCK_ATTEMPTS {
+                    let sub = if attempt == 0 {
+                        seed
+                    } else {
+                        seed::sub_seed(seed, &format!("diablo locks retry {attempt}"))
+                    };
+                    let (mut stage, rivers) = make(sub)?;
+                    let mut rng = seed::stream(sub, "diablo locks");
+                    let (start, goal) = (stage.start, stage.goal);
+                    match crate::graph::lock_and_key::plan_between(
+                        &mut stage.graph,
+                        start,
+                        goal,
+                        plan,
+                        &mut rng,
+                    ) {
+                        Ok(_) => {
+                            stage.seed = seed;
+                            made = Some((stage, rivers));
+                            break;
+                        }
+                        Err(e) => last = Some(e),
+                    }
+                }
+                match made {
+                    Some(m) => m,
+                    None => {
+                        return Err(failed(StageError::NoLevel {
+                            stage: name,
+                            attempts: LOCK_ATTEMPTS,
+                            reason: format!(
+                                "its rooms cannot take the locks asked for: {}",
+                                last.map_or_else(String::new, |e| e.to_string())
+                            ),
+                        }));
+                    }
+                }
             }
-            DiabloStage::Hell => (
-                hell::generate_with(self.level, seed, &self.params).map_err(failed)?,
-                Vec::new(),
-            ),
         };
         stage
             .into_level(self.stage, &rivers)

@@ -238,17 +238,25 @@ impl Floor {
             region_rooms[r.id.0 as usize] = Some(r.id);
         }
         let tiles = self.tile_map();
-        // One passage per link: every door between its two rooms.
-        let mut link_of = std::collections::BTreeMap::new();
+        // One passage per link: a pair of rooms joined by two doors has two links, and each
+        // door is one of them (the k-th door of a pair is its k-th link).
+        let mut links_of: std::collections::BTreeMap<(RoomId, RoomId), Vec<crate::LinkId>> =
+            std::collections::BTreeMap::new();
         for (id, a, b, _) in self.graph.links() {
-            link_of.insert((a.min(b), a.max(b)), id);
+            links_of.entry((a.min(b), a.max(b))).or_default().push(id);
         }
+        let mut used: std::collections::BTreeMap<(RoomId, RoomId), usize> =
+            std::collections::BTreeMap::new();
         let mut passages: std::collections::BTreeMap<crate::LinkId, crate::view::Passage> =
             std::collections::BTreeMap::new();
         for (r, other, a, b) in self.door_tiles() {
-            let Some(&link) = link_of.get(&(r.min(other), r.max(other))) else {
+            let pair = (r.min(other), r.max(other));
+            let Some(links) = links_of.get(&pair) else {
                 continue;
             };
+            let k = used.entry(pair).or_default();
+            let link = links[(*k).min(links.len() - 1)];
+            *k += 1;
             let secret = self.graph.link(link).map(|l| l.kind) == Some(LinkKind::Secret);
             let passage = passages
                 .entry(link)

@@ -225,12 +225,42 @@ pub struct IsaacRecipe {
     pub level: u32,
     /// The parameters.
     pub params: IsaacParams,
+    /// Locks planned on each floor, from the start room to the boss
+    /// ([`crate::graph::lock_and_key::plan_between`]), proven like the rest; `None`: none (the
+    /// default). A floor whose rooms cannot take them is grown again from a derived seed, up
+    /// to [`LOCK_ATTEMPTS`] times.
+    pub locks: Option<crate::graph::lock_and_key::LockPlan>,
 }
 
+/// Floors grown, from derived seeds, to find one whose rooms take the locks asked for.
+pub const LOCK_ATTEMPTS: u32 = 20;
+
 impl IsaacRecipe {
-    /// The recipe for floor `level` with `params`.
+    /// The recipe for floor `level` with `params`, without locks.
     pub fn new(level: u32, params: IsaacParams) -> IsaacRecipe {
-        IsaacRecipe { level, params }
+        IsaacRecipe {
+            level,
+            params,
+            locks: None,
+        }
+    }
+
+    /// The same recipe planning `locks` on every floor (builder style).
+    ///
+    /// ```
+    /// use levelplan::Recipe;
+    /// use levelplan::graph::lock_and_key::LockPlan;
+    /// use levelplan::recipes::isaac::IsaacRecipe;
+    /// let recipe = IsaacRecipe::new(4, Default::default()).with_locks(LockPlan { locks: 2, ..Default::default() });
+    /// let level = recipe.generate(3)?;
+    /// // Two locks (a region entered by two doors has both locked by its one lock).
+    /// let locks: std::collections::BTreeSet<_> = level.doors.iter().filter_map(|d| d.lock).collect();
+    /// assert_eq!(locks.len(), 2);
+    /// # Ok::<(), levelplan::RecipeError>(())
+    /// ```
+    pub fn with_locks(mut self, locks: crate::graph::lock_and_key::LockPlan) -> IsaacRecipe {
+        self.locks = Some(locks);
+        self
     }
 }
 
@@ -240,8 +270,45 @@ impl crate::Recipe for IsaacRecipe {
     }
 
     fn generate(&self, seed: u64) -> Result<crate::Level, crate::RecipeError> {
-        let floor = generate(self.level, seed, &self.params)
-            .map_err(|e| crate::RecipeError::failed("isaac", e))?;
+        let failed = |e| crate::RecipeError::failed("isaac", e);
+        let mut floor = generate(self.level, seed, &self.params).map_err(failed)?;
+        if let Some(plan) = &self.locks {
+            let mut last = None;
+            for attempt in 0..LOCK_ATTEMPTS {
+                if attempt > 0 {
+                    let sub = seed::sub_seed(seed, &format!("isaac locks retry {attempt}"));
+                    floor = generate(self.level, sub, &self.params).map_err(failed)?;
+                    floor.seed = seed;
+                }
+                let start = floor.rooms[0].id;
+                let boss = floor
+                    .graph
+                    .rooms_of_kind(&crate::RoomKind::Boss)
+                    .next()
+                    .unwrap_or(start);
+                let mut rng =
+                    seed::stream(seed::sub_seed(seed, &attempt.to_string()), "isaac locks");
+                match crate::graph::lock_and_key::plan_between(
+                    &mut floor.graph,
+                    start,
+                    boss,
+                    plan,
+                    &mut rng,
+                ) {
+                    Ok(_) => {
+                        last = None;
+                        break;
+                    }
+                    Err(e) => last = Some(e),
+                }
+            }
+            if let Some(e) = last {
+                return Err(failed(IsaacError::NoFloor {
+                    attempts: LOCK_ATTEMPTS,
+                    reason: format!("its rooms cannot take the locks asked for: {e}"),
+                }));
+            }
+        }
         floor
             .into_level()
             .map_err(|source| crate::RecipeError::Unsolvable {

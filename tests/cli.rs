@@ -425,7 +425,7 @@ fn generate_isaac_writes_a_tiled_map() {
     // A bare flow has no tile map: asking for one is an error, not a silent no-op.
     let o = levelplan(&["generate", "--recipe", "flow", "--svg", "x.svg"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("--svg and --tmj need a recipe with a tile map"));
+    assert!(stderr(&o).contains("--svg, --tmj and --ldtk need a recipe with a tile map"));
 }
 
 #[test]

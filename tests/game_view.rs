@@ -417,3 +417,27 @@ fn broken_views_are_rejected() {
         "an opener behind its own lock: {verdict:?}"
     );
 }
+
+#[test]
+fn warp_links_are_pads_the_player_rides() {
+    let generator =
+        Generator::new(common::classic_with_a_warp(), GungeonParams::default()).expect("generator");
+    let levels = play_all("classic with a warp", &generator, seeds());
+    for l in &levels {
+        assert_eq!(l.warps.len(), 1, "seed {}: a warp each", l.seed);
+        let w = &l.warps[0];
+        assert!(
+            l.doors.iter().all(|d| d.link != w.link),
+            "seed {}: a warp is no door",
+            l.seed
+        );
+        for &(x, y) in &w.tiles {
+            assert_eq!(
+                l.tiles.tiles.get(x as i64, y as i64),
+                Some(&Tile::WarpPad),
+                "seed {}",
+                l.seed
+            );
+        }
+    }
+}

@@ -74,3 +74,24 @@ pub fn surely_built(flow: &FlowTemplate) -> Vec<String> {
     }
     out
 }
+
+/// The classic flow with a room linked to the entrance by a warp only (an injection rule
+/// placed `NoLink`, firing every time).
+pub fn classic_with_a_warp() -> levelplan::Flow {
+    let mut template = FlowTemplate::builtin("classic").expect("built-in flow");
+    template
+        .injections
+        .push(levelplan::graph::flow::InjectionRule {
+            name: "teleporter".into(),
+            kind: levelplan::RoomKind::Reward,
+            tags: Default::default(),
+            placements: vec![levelplan::graph::flow::Placement::NoLink],
+            chance: 1.0,
+            lock_chance: 0.0,
+            weight: 1.0,
+            once_per_run: false,
+            requires: Vec::new(),
+            unless: Vec::new(),
+        });
+    levelplan::Flow::new(template, "classic with a warp").expect("a valid flow")
+}

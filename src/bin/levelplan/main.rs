@@ -66,6 +66,11 @@ enum Command {
         /// tileset image it names (levelplan_tiles.png) beside it.
         #[arg(long, value_name = "FILE")]
         tmj: Option<PathBuf>,
+        /// Write the level as an LDtk project (.ldtk): an IntGrid layer of walls, floor, doors
+        /// and obstacles, and an entity layer of rooms, doors (lock, one-way, a reference to
+        /// the opener), items, warps, start, goal and spawn slots.
+        #[arg(long, value_name = "FILE")]
+        ldtk: Option<PathBuf>,
         /// With --tmj: name this tileset image (relative to the map; one 16 x 16 tile per tile
         /// kind, in levelplan's order) instead of writing levelplan's own.
         #[arg(long, value_name = "IMAGE", requires = "tmj")]
@@ -458,6 +463,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             ron,
             svg,
             tmj,
+            ldtk,
             tileset,
         } => {
             let outputs = [
@@ -466,12 +472,15 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 ron.as_deref(),
                 svg.as_deref(),
                 tmj.as_deref(),
+                ldtk.as_deref(),
             ];
             distinct_outputs(&outputs)?;
-            if recipe.recipe == RecipeName::Flow && (svg.is_some() || tmj.is_some()) {
+            if recipe.recipe == RecipeName::Flow
+                && (svg.is_some() || tmj.is_some() || ldtk.is_some())
+            {
                 return Err(
-                    "--svg and --tmj need a recipe with a tile map; --recipe flow makes only \
-                     the graph"
+                    "--svg, --tmj and --ldtk need a recipe with a tile map; --recipe flow \
+                     makes only the graph"
                         .into(),
                 );
             }

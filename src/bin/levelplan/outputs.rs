@@ -1,4 +1,5 @@
-//! The `generate` path (one for every recipe), the level outputs (DOT, JSON, RON, SVG, Tiled), and the
+//! The `generate` path (one for every recipe), the level outputs (DOT, JSON, RON, SVG, Tiled,
+//! LDtk), and the
 //! helpers that read flows, template libraries and Edgar files.
 
 use std::fs;
@@ -157,7 +158,7 @@ pub(crate) fn distinct_outputs(paths: &[Option<&Path>]) -> Result<(), String> {
 pub(crate) fn generate(
     recipe: &dyn Recipe,
     seed: u64,
-    [dot, json, ron_path, svg, tmj]: [Option<&Path>; 5],
+    [dot, json, ron_path, svg, tmj, ldtk]: [Option<&Path>; 6],
     tileset: Option<&str>,
 ) -> Result<ExitCode, String> {
     let level = recipe.generate(seed).map_err(|e| recipe_message(&e))?;
@@ -198,6 +199,7 @@ pub(crate) fn generate(
             }
         }
     }
+    out.add(ldtk, || levelplan::export::ldtk::level_to_ldtk(&level));
     out.add(json, || {
         serde_json::to_string_pretty(&level).expect("a level always serialises")
     });

@@ -130,6 +130,10 @@ pub(crate) struct ViewParts {
     /// The items, if the recipe placed them (else each on a floor tile of its room away from
     /// doors, drawn from the level's seed).
     pub items: Option<Vec<PlacedItem>>,
+    /// Boxes `[x0, y0, x1, y1]` (inclusive) holding every tile of each room, if the recipe
+    /// knows them: only they are scanned (else the whole map). A sparse map (an Isaac floor)
+    /// is mostly rock.
+    pub room_boxes: Option<Vec<(RoomId, [usize; 4])>>,
 }
 
 /// Fills `level`'s game view from `parts`, and marks door kinds and warp pads on its tiles.
@@ -180,35 +184,95 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
             }
         }
     }
-    // Floor per room, and the tiles next to doors.
+    // Each region's room, as a slot in the list of rooms with tiles (rooms in id order).
+    let mut with_tiles: Vec<RoomId> = level.region_rooms.iter().flatten().copied().collect();
+    with_tiles.sort();
+    with_tiles.dedup();
+    let region_slot: Vec<Option<usize>> = level
+        .region_rooms
+        .iter()
+        .map(|r| r.and_then(|r| with_tiles.binary_search(&r).ok()))
+        .collect();
+    // One pass over the map, row by row: the tiles next to doors, the stairs, each room's
+    // floor (in row order) and bounds.
     let mut near_door = vec![false; w * h];
-    for ((x, y), t) in level.tiles.tiles.iter() {
-        if t.is_door() || *t == Tile::Arch {
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                    if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
-                        near_door[ny as usize * w + nx as usize] = true;
+    let mut taken = TileSet::new(w, h);
+    let mut floor_of: Vec<Vec<TilePos>> = vec![Vec::new(); with_tiles.len()];
+    let mut bounds_of: Vec<Option<[usize; 4]>> = vec![None; with_tiles.len()];
+    let cells = level.tiles.tiles.values();
+    let regions = level.tiles.regions.values();
+    let slot_at =
+        |i: usize| regions[i].and_then(|r| region_slot.get(r as usize).copied().flatten());
+    // Room for each room's floor up front: its box, where the boxes are known.
+    for &(room, [x0, y0, x1, y1]) in parts.room_boxes.iter().flatten() {
+        if let Ok(slot) = with_tiles.binary_search(&room) {
+            let area = (x1.saturating_sub(x0) + 1) * (y1.saturating_sub(y0) + 1);
+            floor_of[slot].reserve(area.min(w * h));
+        }
+    }
+    let mut visit = |x: usize, y: usize, slot: usize| {
+        let b = bounds_of[slot].get_or_insert([x, y, x, y]);
+        *b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
+        match cells[y * w + x] {
+            Tile::Floor => floor_of[slot].push((x, y)),
+            // Stairs are never taken by items or slots.
+            Tile::StairsUp | Tile::StairsDown => taken.insert((x, y)),
+            t if t.is_door() || t == Tile::Arch => {
+                for ny in y.saturating_sub(1)..(y + 2).min(h) {
+                    near_door[ny * w + x.saturating_sub(1)..ny * w + (x + 2).min(w)].fill(true);
+                }
+            }
+            _ => {}
+        }
+    };
+    match &parts.room_boxes {
+        // Each room's box, its own tiles only (boxes may overlap).
+        Some(boxes) if w > 0 && h > 0 => {
+            for &(room, [x0, y0, x1, y1]) in boxes {
+                let Ok(want) = with_tiles.binary_search(&room) else {
+                    continue;
+                };
+                for y in y0..=y1.min(h - 1) {
+                    for x in x0..=x1.min(w - 1) {
+                        if slot_at(y * w + x) == Some(want) {
+                            visit(x, y, want);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {
+            for y in 0..h {
+                for x in 0..w {
+                    if let Some(slot) = slot_at(y * w + x) {
+                        visit(x, y, slot);
                     }
                 }
             }
         }
     }
-    let mut floor: BTreeMap<RoomId, Vec<TilePos>> = BTreeMap::new();
-    let mut bounds: BTreeMap<RoomId, [usize; 4]> = BTreeMap::new();
-    for ((x, y), _) in level.tiles.tiles.iter() {
-        let Some(room) = level.room_at(x, y) else {
-            continue;
-        };
-        let b = bounds.entry(room).or_insert([x, y, x, y]);
-        *b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
-        if level.tiles.tiles.get(x as i64, y as i64) == Some(&Tile::Floor) {
-            floor.entry(room).or_default().push((x, y));
+    // Door tiles are their records' (arches of no record are their rooms' tiles, above).
+    for d in &doors {
+        for &(x, y) in &d.tiles {
+            for ny in y.saturating_sub(1)..(y + 2).min(h) {
+                near_door[ny * w + x.saturating_sub(1)..ny * w + (x + 2).min(w)].fill(true);
+            }
         }
     }
-    let mut taken: BTreeSet<TilePos> = BTreeSet::new();
+    let floor: BTreeMap<RoomId, Vec<TilePos>> = with_tiles
+        .iter()
+        .copied()
+        .zip(floor_of)
+        .filter(|(_, f)| !f.is_empty())
+        .collect();
+    let bounds: BTreeMap<RoomId, [usize; 4]> = with_tiles
+        .iter()
+        .copied()
+        .zip(bounds_of)
+        .filter_map(|(r, b)| Some((r, b?)))
+        .collect();
     let calm = |p: &TilePos| !near_door[p.1 * w + p.0];
-    let middle = |room: RoomId, taken: &BTreeSet<TilePos>| -> Option<TilePos> {
+    let middle = |room: RoomId, taken: &TileSet| -> Option<TilePos> {
         let tiles = floor.get(&room)?;
         let n = tiles.len() as i64;
         let (sx, sy) = tiles.iter().fold((0i64, 0i64), |(sx, sy), &(x, y)| {
@@ -223,13 +287,7 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
     taken.extend(start_tile);
     let goal_tile = parts.goal_tile.or_else(|| middle(level.goal, &taken));
     taken.extend(goal_tile);
-    // Stairs are never taken by items or slots.
-    for ((x, y), t) in level.tiles.tiles.iter() {
-        if matches!(t, Tile::StairsUp | Tile::StairsDown) {
-            taken.insert((x, y));
-        }
-    }
-    let pick = |room: RoomId, taken: &mut BTreeSet<TilePos>, rng: &mut crate::LevelRng| {
+    let pick = |room: RoomId, taken: &mut TileSet, rng: &mut crate::LevelRng| {
         let tiles = floor.get(&room)?;
         let free: Vec<TilePos> = tiles
             .iter()
@@ -291,17 +349,20 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
     let rooms = bounds
         .iter()
         .map(|(&room, b)| {
-            let mut slots: Vec<TilePos> = floor
-                .get(&room)
-                .map(|t| {
-                    t.iter()
-                        .copied()
-                        .filter(|p| calm(p) && !taken.contains(p))
-                        .collect()
-                })
-                .unwrap_or_default();
-            seed::shuffle(&mut rng, &mut slots);
+            let tiles = floor.get(&room).map_or(&[][..], |t| &t[..]);
+            let mut slots: Vec<TilePos> = Vec::with_capacity(tiles.len());
+            slots.extend(
+                tiles
+                    .iter()
+                    .copied()
+                    .filter(|p| calm(p) && !taken.contains(p)),
+            );
+            // A uniform choice of `want` of them: the first steps of a Fisher-Yates shuffle.
             let want = (slots.len() / 8).clamp(slots.len().min(1), MAX_SPAWN_SLOTS);
+            for i in 0..want {
+                let j = i + seed::index(&mut rng, slots.len() - i);
+                slots.swap(i, j);
+            }
             slots.truncate(want);
             slots.sort_by_key(|&(x, y)| (y, x));
             RoomView {
@@ -322,6 +383,73 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
     level.doors = doors;
     level.warps = warps;
     level.items = items;
+}
+
+/// A set of tiles of a map, one flag per tile.
+struct TileSet {
+    width: usize,
+    height: usize,
+    flags: Vec<bool>,
+}
+
+impl TileSet {
+    fn new(width: usize, height: usize) -> TileSet {
+        TileSet {
+            width,
+            height,
+            flags: vec![false; width * height],
+        }
+    }
+
+    fn contains(&self, &(x, y): &TilePos) -> bool {
+        x < self.width && y < self.height && self.flags[y * self.width + x]
+    }
+
+    fn insert(&mut self, (x, y): TilePos) {
+        if x < self.width && y < self.height {
+            self.flags[y * self.width + x] = true;
+        }
+    }
+
+    fn extend(&mut self, tiles: impl IntoIterator<Item = TilePos>) {
+        for p in tiles {
+            self.insert(p);
+        }
+    }
+}
+
+/// Builds `level`'s game view again from its own door records (their tiles and kinds),
+/// placing the start, goal, items and warp pads afresh: the work a recipe's generation does to
+/// attach the view, for the game-view benchmark (`benches/game_view.rs`). Not for games: the
+/// view the recipe made is the one to use.
+#[doc(hidden)]
+pub fn reattach(level: &mut Level) {
+    let passages = level
+        .doors
+        .iter()
+        .map(|d| Passage {
+            link: d.link,
+            tiles: d.tiles.clone(),
+            kind: d.kind,
+        })
+        .collect();
+    // The boxes the Isaac recipe hands over are its rooms' tile bounds.
+    let room_boxes = matches!(level.detail, crate::LevelDetail::Isaac { .. }).then(|| {
+        level
+            .rooms
+            .iter()
+            .map(|r| {
+                let [x, y, w, h] = r.rect;
+                (r.room, [x, y, x + w - 1, y + h - 1])
+            })
+            .collect()
+    });
+    let parts = ViewParts {
+        passages,
+        room_boxes,
+        ..ViewParts::default()
+    };
+    attach(level, parts);
 }
 
 /// The tile a door record's tiles show.

@@ -111,10 +111,11 @@ impl<T> Grid<T> {
 
     /// The values row by row, with their coordinates.
     pub fn iter(&self) -> impl Iterator<Item = ((usize, usize), &T)> + '_ {
+        // Row by row: no division per cell (a map of no width has no cells).
         self.cells
-            .iter()
+            .chunks(self.width.max(1))
             .enumerate()
-            .map(move |(i, v)| ((i % self.width, i / self.width), v))
+            .flat_map(|(y, row)| row.iter().enumerate().map(move |(x, v)| ((x, y), v)))
     }
 
     /// The values row by row.

@@ -788,6 +788,7 @@ impl Stage {
                 start_tile: Some(self.stairs_up),
                 goal_tile: Some(self.stairs_down),
                 items: None,
+                room_boxes: None,
             },
         );
         Ok(level)

@@ -306,10 +306,27 @@ impl Floor {
             },
             graph: self.graph,
         };
+        // Each room's tiles lie in the tiles of its cells.
+        let (rw, rh) = ROOM_TILES;
+        let room_boxes = self
+            .rooms
+            .iter()
+            .filter_map(|r| {
+                let xs = r
+                    .cells
+                    .iter()
+                    .map(|c| (c.0 as usize).saturating_sub(1) * rw);
+                let ys = r.cells.iter().map(|c| c.1 as usize * rh);
+                let (x0, y0) = (xs.clone().min()?, ys.clone().min()?);
+                let (x1, y1) = (xs.max()? + rw - 1, ys.max()? + rh - 1);
+                Some((r.id, [x0, y0, x1, y1]))
+            })
+            .collect();
         crate::view::attach(
             &mut level,
             crate::view::ViewParts {
                 passages: passages.into_values().collect(),
+                room_boxes: Some(room_boxes),
                 ..Default::default()
             },
         );

@@ -674,6 +674,7 @@ fn attempt_level<R: Rng + ?Sized>(
             start_tile: Some(start_tile),
             goal_tile: Some(exit_tile),
             items: Some(items),
+            room_boxes: None,
         },
     );
     Ok(level)

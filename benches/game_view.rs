@@ -51,7 +51,14 @@ fn recipe(name: &str) -> Box<dyn Recipe> {
         "isaac" => Box::new(IsaacRecipe::new(4, Default::default()).with_locks(locks)),
         "cathedral" => diablo(DiabloStage::Cathedral, 2, Some(locks)),
         "catacombs" => diablo(DiabloStage::Catacombs, 6, Some(locks)),
-        "caves" => diablo(DiabloStage::Caves, 10, None),
+        "caves" => diablo(
+            DiabloStage::Caves,
+            10,
+            Some(LockPlan {
+                locks: 1,
+                ..LockPlan::default()
+            }),
+        ),
         "hell" => diablo(DiabloStage::Hell, 14, Some(locks)),
         _ => Box::new(SectorRecipe::new(SectorParams::default()).unwrap()),
     }

@@ -373,7 +373,7 @@ fn the_ldtk_loader_reads_isaac_floors_and_diablo_stages() {
     for (stage, number, locks) in [
         (DiabloStage::Cathedral, 2, 2),
         (DiabloStage::Catacombs, 6, 2),
-        (DiabloStage::Caves, 9, 0),
+        (DiabloStage::Caves, 9, 1),
         (DiabloStage::Hell, 13, 1),
     ] {
         let mut recipe = DiabloRecipe::new(stage, number);

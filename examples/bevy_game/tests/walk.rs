@@ -152,7 +152,7 @@ fn the_player_walks_isaac_floors_and_diablo_stages_to_the_goal() {
     for (stage, number, locks) in [
         (DiabloStage::Cathedral, 2, 2),
         (DiabloStage::Catacombs, 6, 2),
-        (DiabloStage::Caves, 10, 0),
+        (DiabloStage::Caves, 10, 1),
         (DiabloStage::Hell, 14, 1),
     ] {
         let mut recipe = DiabloRecipe::new(stage, number);

@@ -652,7 +652,8 @@ pub struct DiabloParams {
     /// Locks planned on the level, from the stairs up to the stairs down
     /// ([`crate::graph::lock_and_key::plan_between`]), proven like the rest; `None`: none. A
     /// level whose rooms cannot take them is made again from a derived seed, up to
-    /// [`LOCK_ATTEMPTS`] times (the caves, one room, never can).
+    /// [`LOCK_ATTEMPTS`] times (a cave is often one open area: with one lock, 200 of 200
+    /// seeds of caves levels 9 and 12 found one that takes it, with two, 194 of 200).
     #[serde(default)]
     pub locks: Option<crate::graph::lock_and_key::LockPlan>,
 }

@@ -452,6 +452,16 @@ pub fn reattach(level: &mut Level) {
     attach(level, parts);
 }
 
+/// A room as messages say it, or `none`.
+fn room_words(room: Option<RoomId>) -> String {
+    room.map_or_else(|| "none".into(), |r| r.to_string())
+}
+
+/// A lock as messages say it, or `none`.
+fn lock_words(lock: Option<&Lock>) -> String {
+    lock.map_or_else(|| "none".into(), |l| l.to_string())
+}
+
 /// The tile a door record's tiles show.
 fn door_tile(d: &DoorView) -> Tile {
     match d.kind {
@@ -563,7 +573,11 @@ pub fn check(level: &Level) -> Result<(), ViewError> {
             return fail(
                 "doors",
                 subject,
-                format!("lock is {:?}, the graph's is {:?}", d.lock, link.lock),
+                format!(
+                    "lock is {}, the graph's is {}",
+                    lock_words(d.lock.as_ref()),
+                    lock_words(link.lock.as_ref())
+                ),
             );
         }
         let one_way = (link.kind == LinkKind::OneWay).then_some(b);
@@ -572,8 +586,9 @@ pub fn check(level: &Level) -> Result<(), ViewError> {
                 "doors",
                 subject,
                 format!(
-                    "one_way_to is {:?}, the graph says {:?}",
-                    d.one_way_to, one_way
+                    "one_way_to is {}, the graph says {}",
+                    room_words(d.one_way_to),
+                    room_words(one_way)
                 ),
             );
         }
@@ -721,7 +736,7 @@ pub fn check(level: &Level) -> Result<(), ViewError> {
                     "items",
                     subject,
                     format!(
-                        "{:?} is not an item of the room in the graph (or is listed twice)",
+                        "{} is not an item of the room in the graph (or is listed twice)",
                         placed.item
                     ),
                 );
@@ -732,21 +747,21 @@ pub fn check(level: &Level) -> Result<(), ViewError> {
             return fail(
                 "items",
                 subject,
-                format!("{:?} at {p:?} is not on the room's floor", placed.item),
+                format!("{} at {p:?} is not on the room's floor", placed.item),
             );
         }
         if Some(p) == level.start_tile {
             return fail(
                 "items",
                 subject,
-                format!("{:?} lies on the start tile", placed.item),
+                format!("{} lies on the start tile", placed.item),
             );
         }
         if !on_tile.insert(p) {
             return fail(
                 "items",
                 subject,
-                format!("{:?} shares the tile {p:?} with another item", placed.item),
+                format!("{} shares the tile {p:?} with another item", placed.item),
             );
         }
     }

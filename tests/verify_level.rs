@@ -85,3 +85,60 @@ proptest! {
         }
     }
 }
+
+/// A Gungeon level's JSON document, with keys, and what `mangle` makes of it read back.
+fn view_verdict(mangle: impl Fn(&mut serde_json::Value)) -> String {
+    use levelplan::Recipe;
+    let generator = levelplan::recipes::gungeon::Generator::new(
+        levelplan::Flow::builtin("classic").unwrap(),
+        levelplan::recipes::gungeon::GungeonParams {
+            locks: Some(LockPlan::default()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let level = generator.generate(3).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&level.to_json()).unwrap();
+    let verdict = verify_level_document(&doc.to_string(), "x.json", &Default::default()).unwrap();
+    assert!(verdict.accepted(), "{verdict}");
+    mangle(&mut doc);
+    let verdict = verify_level_document(&doc.to_string(), "x.json", &Default::default()).unwrap();
+    assert!(!verdict.accepted(), "the mangled view passed");
+    verdict.to_string()
+}
+
+#[test]
+fn a_view_that_does_not_match_its_graph_is_rejected_by_name() {
+    // A door without the lock its link has.
+    let text = view_verdict(|doc| {
+        let door = doc["doors"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|d| !d["lock"].is_null())
+            .unwrap();
+        door["lock"] = serde_json::Value::Null;
+    });
+    assert!(text.contains("the game view: doors: link l"), "{text}");
+    assert!(
+        text.contains("lock is none, the graph's is key k"),
+        "{text}"
+    );
+    // An item moved onto a door.
+    let text = view_verdict(|doc| {
+        let tile = doc["doors"][0]["tiles"][0].clone();
+        doc["items"][0]["at"] = tile;
+    });
+    assert!(text.contains("the game view: items: room r"), "{text}");
+    // The start off the map's floor.
+    let text = view_verdict(|doc| doc["start_tile"] = serde_json::json!([0, 0]));
+    assert!(text.contains("the game view: start_tile"), "{text}");
+    // A door record dropped.
+    let text = view_verdict(|doc| {
+        doc["doors"].as_array_mut().unwrap().remove(0);
+    });
+    assert!(text.contains("the game view: doors"), "{text}");
+    // A room's rectangle that does not bound its tiles.
+    let text = view_verdict(|doc| doc["rooms"][1]["rect"] = serde_json::json!([0, 0, 1, 1]));
+    assert!(text.contains("the game view: rooms: room r"), "{text}");
+}

@@ -35,7 +35,7 @@
 use serde_json::{Value, json};
 
 use crate::Level;
-use crate::graph::{Item, Opener, RoomId};
+use crate::graph::RoomId;
 use crate::tiles::Tile;
 use crate::view::DoorKind;
 
@@ -288,26 +288,6 @@ fn room_text(room: RoomId) -> FieldValue {
     FieldValue::Text(room.to_string())
 }
 
-fn item_names(item: &Item) -> (String, &'static str) {
-    match item {
-        Item::Key(k) => (k.to_string(), "key"),
-        Item::SmallKey(k) => (k.to_string(), "small key"),
-        Item::Switch(k) => (k.to_string(), "switch"),
-        Item::Task(k) => (k.to_string(), "task"),
-        Item::Named(n) => (n.clone(), "item"),
-    }
-}
-
-fn lock_text(lock: &crate::graph::Lock) -> String {
-    let kind = match lock.opener {
-        Opener::Key => "key",
-        Opener::Switch => "switch",
-        Opener::Task => "task",
-        Opener::SmallKey => "small key",
-    };
-    format!("{kind} {}", lock.by)
-}
-
 /// The entities of a level's game view, in the order they are numbered: rooms, doors, items,
 /// warp pads, start, goal, spawn slots.
 fn entities(level: &Level) -> Vec<Entity> {
@@ -351,14 +331,14 @@ fn entities(level: &Level) -> Vec<Entity> {
                 FieldValue::Text(kind.into()),
                 d.lock
                     .as_ref()
-                    .map_or(FieldValue::Null, |l| FieldValue::Text(lock_text(l))),
+                    .map_or(FieldValue::Null, |l| FieldValue::Text(l.to_string())),
                 d.one_way_to.map_or(FieldValue::Null, room_text),
                 opener,
             ],
         });
     }
     for p in &level.items {
-        let (name, ty) = item_names(&p.item);
+        let (name, ty) = super::item_parts(&p.item);
         out.push(Entity {
             kind: kind_index("Item"),
             rect: [cells(p.at.0), cells(p.at.1), 1, 1],

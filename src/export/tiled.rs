@@ -283,20 +283,8 @@ pub fn level_to_tmj_using(level: &crate::Level, image: &str) -> String {
 }
 
 /// How a lock reads in a property: `key k2`, `switch k0`, ...
-fn lock_text(lock: &crate::graph::Lock) -> String {
-    use crate::graph::Opener;
-    let kind = match lock.opener {
-        Opener::Key => "key",
-        Opener::Switch => "switch",
-        Opener::Task => "task",
-        Opener::SmallKey => "small key",
-    };
-    format!("{kind} {}", lock.by)
-}
-
 /// The object layers of a level's game view.
 pub fn view_layers(level: &crate::Level) -> Vec<(&'static str, Vec<TiledObject>)> {
-    use crate::graph::Item;
     use crate::view::DoorKind;
     let rooms: Vec<TiledObject> = level
         .rooms
@@ -318,13 +306,7 @@ pub fn view_layers(level: &crate::Level) -> Vec<(&'static str, Vec<TiledObject>)
         .items
         .iter()
         .map(|placed| {
-            let (name, class) = match &placed.item {
-                Item::Key(k) => (k.to_string(), "key"),
-                Item::SmallKey(k) => (k.to_string(), "small key"),
-                Item::Switch(k) => (k.to_string(), "switch"),
-                Item::Task(k) => (k.to_string(), "task"),
-                Item::Named(n) => (n.clone(), "item"),
-            };
+            let (name, class) = super::item_parts(&placed.item);
             TiledObject::point(name, class, placed.at)
                 .with("room", TiledValue::Text(placed.room.to_string()))
         })
@@ -362,7 +344,7 @@ pub fn view_layers(level: &crate::Level) -> Vec<(&'static str, Vec<TiledObject>)
             .with("rooms", TiledValue::Text(format!("{a} {b}")))
             .with(
                 "lock",
-                TiledValue::Text(d.lock.as_ref().map(lock_text).unwrap_or_default()),
+                TiledValue::Text(d.lock.map(|l| l.to_string()).unwrap_or_default()),
             )
             .with(
                 "one_way_to",

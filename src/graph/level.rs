@@ -138,6 +138,26 @@ pub struct Lock {
     pub opener: Opener,
 }
 
+impl Opener {
+    /// What the opener is called: `key`, `switch`, `task` or `small key`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Opener::Key => "key",
+            Opener::Switch => "switch",
+            Opener::Task => "task",
+            Opener::SmallKey => "small key",
+        }
+    }
+}
+
+/// The opener a lock needs, as the exports and messages write it: `key k1`, `switch k2`,
+/// `task k3`, `small key k4` (a small key of ring `k4`).
+impl fmt::Display for Lock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.opener.name(), self.by)
+    }
+}
+
 /// Something placed in a room.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Item {
@@ -152,6 +172,19 @@ pub enum Item {
     SmallKey(KeyId),
     /// Anything else, named by the game.
     Named(String),
+}
+
+/// An item as the exports and messages write it: `key k1`, `small key k4`, or its name.
+impl fmt::Display for Item {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.opens() {
+            Some((k, opener)) => write!(f, "{} {k}", opener.name()),
+            None => match self {
+                Item::Named(n) => f.write_str(n),
+                _ => Ok(()),
+            },
+        }
+    }
 }
 
 impl Item {

@@ -88,7 +88,6 @@ proptest! {
 
 /// A Gungeon level's JSON document, with keys, and what `mangle` makes of it read back.
 fn view_verdict(mangle: impl Fn(&mut serde_json::Value)) -> String {
-    use levelplan::Recipe;
     let generator = levelplan::recipes::gungeon::Generator::new(
         levelplan::Flow::builtin("classic").unwrap(),
         levelplan::recipes::gungeon::GungeonParams {

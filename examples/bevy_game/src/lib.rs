@@ -176,11 +176,12 @@ pub fn spawn_level(world: &mut World, level: &Level) -> Result<(), String> {
         width,
         height,
         walkable: tiles.tiles.values().iter().map(|t| t.walkable()).collect(),
+        // A tile's region names its room through the level's region table.
         room: tiles
             .regions
             .values()
             .iter()
-            .map(|r| r.map(RoomId))
+            .map(|r| r.and_then(|r| level.region_rooms.get(r as usize).copied().flatten()))
             .collect(),
         door_at: HashMap::new(),
         pad_at: HashMap::new(),

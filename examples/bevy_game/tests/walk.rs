@@ -46,7 +46,7 @@ fn walk(label: &str, level: &Level) {
 
     let w = level.tiles.tiles.width();
     let tile = |(x, y): TilePos| level.tiles.tiles.values()[y * w + x];
-    let room = |(x, y): TilePos| level.tiles.regions.values()[y * w + x];
+    let room = |(x, y): TilePos| level.room_at(x, y);
     let mut door_of: HashMap<TilePos, usize> = HashMap::new();
     for (i, d) in level.doors.iter().enumerate() {
         for &t in &d.tiles {
@@ -104,7 +104,7 @@ fn walk(label: &str, level: &Level) {
             {
                 assert_ne!(
                     room(from),
-                    Some(into.0),
+                    Some(into),
                     "{label}: into the one-way door of {} from its far side",
                     d.link
                 );

@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use crate::graph::{Item, LinkId, LinkKind, Lock, RoomId};
 use crate::level::{Level, PlacedItem, TilePos};
 use crate::seed;
-use crate::tiles::Tile;
+use crate::tiles::{Grid, Tile};
 
 /// At most this many spawn slots per room.
 pub const MAX_SPAWN_SLOTS: usize = 12;
@@ -196,7 +196,7 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
     // One pass over the map, row by row: the tiles next to doors, the stairs, each room's
     // floor (in row order) and bounds.
     let mut near_door = vec![false; w * h];
-    let mut taken = TileSet::new(w, h);
+    let mut taken = Grid::new(w, h, false);
     let mut floor_of: Vec<Vec<TilePos>> = vec![Vec::new(); with_tiles.len()];
     let mut bounds_of: Vec<Option<[usize; 4]>> = vec![None; with_tiles.len()];
     let cells = level.tiles.tiles.values();
@@ -216,12 +216,8 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
         match cells[y * w + x] {
             Tile::Floor => floor_of[slot].push((x, y)),
             // Stairs are never taken by items or slots.
-            Tile::StairsUp | Tile::StairsDown => taken.insert((x, y)),
-            t if t.is_door() || t == Tile::Arch => {
-                for ny in y.saturating_sub(1)..(y + 2).min(h) {
-                    near_door[ny * w + x.saturating_sub(1)..ny * w + (x + 2).min(w)].fill(true);
-                }
-            }
+            Tile::StairsUp | Tile::StairsDown => flag(&mut taken, (x, y)),
+            t if t.is_door() || t == Tile::Arch => mark_around(&mut near_door, (w, h), (x, y)),
             _ => {}
         }
     };
@@ -253,10 +249,8 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
     }
     // Door tiles are their records' (arches of no record are their rooms' tiles, above).
     for d in &doors {
-        for &(x, y) in &d.tiles {
-            for ny in y.saturating_sub(1)..(y + 2).min(h) {
-                near_door[ny * w + x.saturating_sub(1)..ny * w + (x + 2).min(w)].fill(true);
-            }
+        for &p in &d.tiles {
+            mark_around(&mut near_door, (w, h), p);
         }
     }
     let floor: BTreeMap<RoomId, Vec<TilePos>> = with_tiles
@@ -272,7 +266,7 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
         .filter_map(|(r, b)| Some((r, b?)))
         .collect();
     let calm = |p: &TilePos| !near_door[p.1 * w + p.0];
-    let middle = |room: RoomId, taken: &TileSet| -> Option<TilePos> {
+    let middle = |room: RoomId, taken: &Grid<bool>| -> Option<TilePos> {
         let tiles = floor.get(&room)?;
         let n = tiles.len() as i64;
         let (sx, sy) = tiles.iter().fold((0i64, 0i64), |(sx, sy), &(x, y)| {
@@ -280,19 +274,19 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
         });
         let d = |&(x, y): &TilePos| (x as i64 * n - sx).abs() + (y as i64 * n - sy).abs();
         let best = |pool: &mut dyn Iterator<Item = &TilePos>| pool.min_by_key(|p| d(p)).copied();
-        best(&mut tiles.iter().filter(|p| calm(p) && !taken.contains(p)))
-            .or_else(|| best(&mut tiles.iter().filter(|p| !taken.contains(p))))
+        best(&mut tiles.iter().filter(|p| calm(p) && !flagged(taken, p)))
+            .or_else(|| best(&mut tiles.iter().filter(|p| !flagged(taken, p))))
     };
     let start_tile = parts.start_tile.or_else(|| middle(level.start, &taken));
-    taken.extend(start_tile);
+    start_tile.into_iter().for_each(|p| flag(&mut taken, p));
     let goal_tile = parts.goal_tile.or_else(|| middle(level.goal, &taken));
-    taken.extend(goal_tile);
-    let pick = |room: RoomId, taken: &mut TileSet, rng: &mut crate::LevelRng| {
+    goal_tile.into_iter().for_each(|p| flag(&mut taken, p));
+    let pick = |room: RoomId, taken: &mut Grid<bool>, rng: &mut crate::LevelRng| {
         let tiles = floor.get(&room)?;
         let free: Vec<TilePos> = tiles
             .iter()
             .copied()
-            .filter(|p| !taken.contains(p))
+            .filter(|p| !flagged(taken, p))
             .collect();
         let quiet: Vec<TilePos> = free.iter().copied().filter(calm).collect();
         let pool = if quiet.is_empty() { &free } else { &quiet };
@@ -300,7 +294,7 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
             return None;
         }
         let at = pool[seed::index(rng, pool.len())];
-        taken.insert(at);
+        flag(taken, at);
         Some(at)
     };
     // Warp pads.
@@ -327,7 +321,7 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
     // Items.
     let items = match parts.items {
         Some(items) => {
-            taken.extend(items.iter().map(|i| i.at));
+            items.iter().for_each(|i| flag(&mut taken, i.at));
             items
         }
         None => {
@@ -355,7 +349,7 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
                 tiles
                     .iter()
                     .copied()
-                    .filter(|p| calm(p) && !taken.contains(p)),
+                    .filter(|p| calm(p) && !flagged(&taken, p)),
             );
             // A uniform choice of `want` of them: the first steps of a Fisher-Yates shuffle.
             let want = (slots.len() / 8).clamp(slots.len().min(1), MAX_SPAWN_SLOTS);
@@ -385,36 +379,21 @@ pub(crate) fn attach(level: &mut Level, parts: ViewParts) {
     level.items = items;
 }
 
-/// A set of tiles of a map, one flag per tile.
-struct TileSet {
-    width: usize,
-    height: usize,
-    flags: Vec<bool>,
+/// Whether `p` is flagged in `set` (outside it: no).
+fn flagged(set: &Grid<bool>, &(x, y): &TilePos) -> bool {
+    set.get(x as i64, y as i64) == Some(&true)
 }
 
-impl TileSet {
-    fn new(width: usize, height: usize) -> TileSet {
-        TileSet {
-            width,
-            height,
-            flags: vec![false; width * height],
-        }
-    }
+/// Flags `p` in `set` (outside it: nothing).
+fn flag(set: &mut Grid<bool>, (x, y): TilePos) {
+    set.set(x as i64, y as i64, true);
+}
 
-    fn contains(&self, &(x, y): &TilePos) -> bool {
-        x < self.width && y < self.height && self.flags[y * self.width + x]
-    }
-
-    fn insert(&mut self, (x, y): TilePos) {
-        if x < self.width && y < self.height {
-            self.flags[y * self.width + x] = true;
-        }
-    }
-
-    fn extend(&mut self, tiles: impl IntoIterator<Item = TilePos>) {
-        for p in tiles {
-            self.insert(p);
-        }
+/// Marks the tiles around `(x, y)`, itself included, in the row-major `near` of a `w` x `h`
+/// map.
+fn mark_around(near: &mut [bool], (w, h): (usize, usize), (x, y): TilePos) {
+    for ny in y.saturating_sub(1)..(y + 2).min(h) {
+        near[ny * w + x.saturating_sub(1)..ny * w + (x + 2).min(w)].fill(true);
     }
 }
 

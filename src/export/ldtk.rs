@@ -302,10 +302,6 @@ fn entities(level: &Level) -> Vec<Entity> {
     }
     let item_base = out.len() + level.doors.len();
     for d in &level.doors {
-        let xs = d.tiles.iter().map(|t| t.0);
-        let ys = d.tiles.iter().map(|t| t.1);
-        let (x0, x1) = (xs.clone().min().unwrap_or(0), xs.max().unwrap_or(0));
-        let (y0, y1) = (ys.clone().min().unwrap_or(0), ys.max().unwrap_or(0));
         let kind = match d.kind {
             DoorKind::Plain => "plain",
             DoorKind::Secret => "secret",
@@ -315,16 +311,11 @@ fn entities(level: &Level) -> Vec<Entity> {
         };
         let opener = d
             .lock
-            .and_then(|lock| {
-                level
-                    .items
-                    .iter()
-                    .position(|p| p.item.opens() == Some((lock.by, lock.opener)))
-            })
+            .and_then(|lock| super::opener_index(level, &lock))
             .map_or(FieldValue::Null, |i| FieldValue::Reference(item_base + i));
         out.push(Entity {
             kind: kind_index("Door"),
-            rect: [x0, y0, x1 - x0 + 1, y1 - y0 + 1].map(cells),
+            rect: super::door_bounds(d).map(cells),
             values: vec![
                 FieldValue::Int(i64::from(d.link.0)),
                 FieldValue::Texts(d.rooms.iter().map(|r| r.to_string()).collect()),

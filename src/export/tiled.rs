@@ -317,10 +317,7 @@ pub fn view_layers(level: &crate::Level) -> Vec<(&'static str, Vec<TiledObject>)
         .doors
         .iter()
         .map(|d| {
-            let xs = d.tiles.iter().map(|t| t.0);
-            let ys = d.tiles.iter().map(|t| t.1);
-            let (x0, x1) = (xs.clone().min().unwrap_or(0), xs.max().unwrap_or(0));
-            let (y0, y1) = (ys.clone().min().unwrap_or(0), ys.max().unwrap_or(0));
+            let [x, y, w, h] = super::door_bounds(d);
             let class = match d.kind {
                 DoorKind::Secret => "secret door",
                 DoorKind::Heavy => "heavy door",
@@ -334,10 +331,10 @@ pub fn view_layers(level: &crate::Level) -> Vec<(&'static str, Vec<TiledObject>)
             let mut o = TiledObject {
                 name: d.link.to_string(),
                 class: class.into(),
-                x: x0 as f64,
-                y: y0 as f64,
-                width: (x1 - x0 + 1) as f64,
-                height: (y1 - y0 + 1) as f64,
+                x: x as f64,
+                y: y as f64,
+                width: w as f64,
+                height: h as f64,
                 properties: Vec::new(),
             }
             .with("link", TiledValue::Int(i64::from(d.link.0)))
@@ -350,12 +347,7 @@ pub fn view_layers(level: &crate::Level) -> Vec<(&'static str, Vec<TiledObject>)
                 "one_way_to",
                 TiledValue::Text(d.one_way_to.map(|r| r.to_string()).unwrap_or_default()),
             );
-            if let Some(lock) = d.lock
-                && let Some(i) = level
-                    .items
-                    .iter()
-                    .position(|p| p.item.opens() == Some((lock.by, lock.opener)))
-            {
+            if let Some(i) = d.lock.and_then(|lock| super::opener_index(level, &lock)) {
                 o = o.with("opener", TiledValue::Object(item_base + i));
             }
             o
